@@ -1,0 +1,1 @@
+"""batayo: an event-sourced card-game service."""

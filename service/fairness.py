@@ -1,0 +1,95 @@
+"""Verifiable randomness, exactly as FAIRNESS.md says: commitment, salt, the HMAC stream, the ledger.
+
+A verifier needs only this module and an event log: `Rng(seed, game_id, salt, version)` replays
+the draws of the event with that version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_TWO64 = 2**64
+
+
+def new_server_seed() -> bytes:
+    """32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+def commitment(server_seed: bytes) -> str:
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def salt(client_seeds: list[str | None]) -> str:
+    """SHA-256 of the seats' client seeds joined by newlines (an absent seed is the empty string)."""
+    return hashlib.sha256("\n".join(s or "" for s in client_seeds).encode()).hexdigest()
+
+
+class Rng:
+    """The random stream of one event, and the ledger of the draws made from it."""
+
+    def __init__(self, server_seed: bytes, game_id: str, salt: str, version: int) -> None:
+        self._key = server_seed
+        self._prefix = f"{game_id}|{salt}|{version}|"
+        self._block = 0
+        self._buffer: list[int] = []
+        self.ledger: list[dict[str, Any]] = []
+
+    def _next_u64(self) -> int:
+        if not self._buffer:
+            msg = (self._prefix + str(self._block)).encode()
+            digest = hmac.new(self._key, msg, hashlib.sha256).digest()
+            self._block += 1
+            # four big-endian u64 per block, consumed in order (reversed for pop())
+            self._buffer = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+        return self._buffer.pop()
+
+    def randbelow(self, n: int) -> int:
+        if n < 1:
+            raise ValueError("randbelow needs n >= 1")
+        limit = _TWO64 - (_TWO64 % n)
+        while True:
+            u = self._next_u64()
+            if u < limit:
+                return u % n
+
+    def shuffle(self, xs: list[T], why: str) -> list[T]:
+        """A shuffled copy of `xs`, recorded in the ledger."""
+        out = list(xs)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            out[i], out[j] = out[j], out[i]
+        self.ledger.append({"op": "shuffle", "input": list(xs), "output": out, "why": why})
+        return out
+
+    def choice(self, xs: list[T], why: str) -> T:
+        """One element of `xs` at random, recorded in the ledger."""
+        picked = xs[self.randbelow(len(xs))]
+        self.ledger.append({"op": "choice", "input": list(xs), "output": picked, "why": why})
+        return picked
+
+
+def replay_ledger(
+    server_seed: bytes, game_id: str, salt: str, version: int, ledger: list[dict]
+) -> str | None:
+    """Re-draw one event's ledger from the stream; None if it matches, else why not."""
+    rng = Rng(server_seed, game_id, salt, version)
+    for i, entry in enumerate(ledger):
+        op, given = entry.get("op"), entry.get("input")
+        if not isinstance(given, list):
+            return f"ledger entry {i}: input is not a list"
+        if op == "shuffle":
+            got: Any = rng.shuffle(given, "")
+        elif op == "choice":
+            if not given:
+                return f"ledger entry {i}: choice from an empty list"
+            got = rng.choice(given, "")
+        else:
+            return f"ledger entry {i}: unknown op {op!r}"
+        if got != entry.get("output"):
+            return f"ledger entry {i} ({op}, {entry.get('why')!r}): output does not match the seed"
+    return None

@@ -1,0 +1,145 @@
+"""What every game module offers, and the small pieces they share.
+
+A game module (one file or package under `service/games/`) declares:
+
+    NAME: str                       id in the API ("bataille")
+    TITLE: str
+    OPTIONS: list[Option]           its options with defaults (RULES.md); common ones are added
+    BOTS: dict[str, Bot]            at least "random" and "greedy"
+    seat_count(options) -> int
+    deck(options) -> list[str]      every card the game uses (conservation checks)
+    setup(options) -> dict          the table before the first deal
+    start(cmd, deal) -> None        the deal: emits the first game event (deal is None or a test deal)
+    decide(cmd, seat, action)       the command side: emits events or raises RuleError
+    apply(state, event) -> None     the reducer, in place on `state`; pure in every other way
+    to_move(state) -> list[int]     seats whose action is awaited (several for simultaneous choices)
+    legal_actions(state, seat) -> list[dict]
+    view(state, seat) -> dict       the table as `seat` may see it (None: a spectator)
+    redact(event, seat, options)    an event as `seat` may see it while the game runs
+    cards(state) -> list[str]       every card of the deck, wherever it lies now
+    rounds(state) -> int            rounds, tricks or deals played, as the game counts them
+
+Optional: `check_deal(deal, options)` (raise RuleError on a bad test deal), `timers(state)` and
+`on_timer(cmd, key)` for clocks, `waiting_reason(state, seat)` for a precise 409 code.
+
+Rules modules do no I/O and draw no randomness of their own: chance comes from `cmd.rng`, the
+fair stream of the event being built (FAIRNESS.md), and ends up in that event's ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class BotRng(Protocol):
+    """What a bot may draw from: a `random.Random` made for it outside the rules (never the
+    fair stream: a bot's choice is an action like a person's, not chance)."""
+
+    def random(self) -> float: ...
+    def choice(self, seq: Sequence[T]) -> T: ...
+    def randrange(self, start: int, stop: int | None = None) -> int: ...
+    def shuffle(self, x: list) -> None: ...
+
+
+Bot = Callable[[dict, BotRng], dict]
+
+
+class RuleError(Exception):
+    """An action the rules do not allow; `code` is stable, `detail` says it in words."""
+
+    def __init__(self, code: str, detail: str, status: int = 422) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.status = status
+
+
+def not_your_turn(detail: str = "it is not your turn") -> RuleError:
+    return RuleError("not_your_turn", detail, 409)
+
+
+def bad_action(detail: str) -> RuleError:
+    """An action body that does not fit the game at all (400)."""
+    return RuleError("invalid_request", detail, 400)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: name, type, default and the values allowed (RULES.md)."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    min: int | None = None
+    max: int | None = None
+    nullable: bool = False
+    doc: str = ""
+    type: str = field(default="")
+
+    def kind(self) -> str:
+        if self.type:
+            return self.type
+        return "integer" if isinstance(self.default, int) or self.min is not None else "string"
+
+    def check(self, value: Any) -> Any:
+        """The value if allowed, else ValueError saying why."""
+        if value is None and self.nullable:
+            return None
+        if self.choices is not None:
+            if value not in self.choices or isinstance(value, bool):
+                allowed = ", ".join(map(str, self.choices))
+                raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+            return value
+        if self.kind() == "integer":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"option {self.name!r} must be a whole number, not {value!r}")
+            if (self.min is not None and value < self.min) or (
+                self.max is not None and value > self.max
+            ):
+                raise ValueError(
+                    f"option {self.name!r} must be between {self.min} and {self.max}, not {value}"
+                )
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"option {self.name!r} must be a string")
+        return value
+
+    def describe(self) -> dict:
+        out: dict[str, Any] = {"name": self.name, "type": self.kind(), "default": self.default}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        out["nullable"] = self.nullable
+        if self.doc:
+            out["doc"] = self.doc
+        return out
+
+
+def max_rounds(default: int, doc: str) -> Option:
+    return Option("max_rounds", default, min=1, max=1_000_000, doc=doc)
+
+
+def random_bot(view: dict, rng: BotRng) -> dict:
+    """Uniformly among the legal actions."""
+    return rng.choice(view["legal_actions"])
+
+
+def result(winners: list[int], reason: str, rounds: int, **extra: Any) -> dict[str, Any]:
+    """The result every game reports: winners (empty for a draw), reason, rounds, and more."""
+    return {"winners": winners, "draw": not winners, "reason": reason, "rounds": rounds, **extra}
+
+
+def add_seconds(at: str, seconds: float) -> str:
+    """An event time (`2026-11-29T22:53:26.123456Z`) plus `seconds`, in the same format, so that
+    times compare as strings. Pure: it reads no clock."""
+    from datetime import datetime, timedelta
+
+    moment = datetime.fromisoformat(at.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")

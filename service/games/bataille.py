@@ -1,0 +1,419 @@
+"""La Bataille (War) and its variants: RULES.md, Bataille section (seed 004).
+
+Table state: each seat's `packs` (top first) and `won` pile, who is `out`, the `pot` on the table
+(cards in the order they reached it), what each contender has `put` in the current step (the
+round's turn is step 0, each bataille one more), and the cards set `aside` out of play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..cards import RANKS, parse_card, ranks_from, value
+from ..cards import deck as full_deck
+from .base import BotRng, Option, RuleError, bad_action, max_rounds, random_bot, result
+
+NAME = "bataille"
+TITLE = "La Bataille"
+OPTIONS = [
+    Option("players", 2, min=2, max=6, doc="2 to 6 players"),
+    Option("deck", 52, choices=(32, 52), doc="32 (7 to A) or 52 cards"),
+    Option("variant", "classique", choices=("classique", "sans_inconnue", "ouverte")),
+    Option("gather", "random", choices=("random", "ordered"), doc="how a won pile becomes a pack"),
+    Option("shortfall", "forfeit", choices=("forfeit", "play_out")),
+    max_rounds(10_000, "rounds after which the leader wins (a bataille chain counts once)"),
+]
+
+
+def seat_count(options: dict) -> int:
+    return options["players"]
+
+
+def deck(options: dict) -> list[str]:
+    return full_deck(ranks_from("7") if options["deck"] == 32 else RANKS)
+
+
+def setup(options: dict) -> dict:
+    n = options["players"]
+    return {
+        "packs": [[] for _ in range(n)],
+        "won": [[] for _ in range(n)],
+        "out": [False] * n,
+        "aside": [],
+        "pot": [],
+        "pot_down": [],
+        "put": [None] * n,
+        "contenders": [],
+        "step": 0,
+        "revealed": False,
+        "round": 0,
+        "seen": {},
+        "repeat": None,
+    }
+
+
+# -- the deal ---------------------------------------------------------------------------------
+
+
+def check_deal(deal: dict, options: dict) -> list[list[str]]:
+    """A test deal `{"packs": [[top first, ...], ...]}`: one non-empty pack per seat, no card twice."""
+    packs = deal.get("packs") if isinstance(deal, dict) else None
+    if set(deal) != {"packs"} or not isinstance(packs, list) or len(packs) != options["players"]:
+        raise bad_action(f"deal must be {{'packs': [...]}} with {options['players']} packs")
+    allowed, seen = set(deck(options)), set()
+    for pack in packs:
+        if not isinstance(pack, list) or not pack:
+            raise bad_action("every pack of the deal needs at least one card")
+        for card in pack:
+            if parse_card(card) not in allowed or card in seen:
+                raise bad_action(f"{card} is not in the deck or is dealt twice")
+            seen.add(card)
+    return packs
+
+
+def start(cmd, deal: dict | None) -> None:
+    """Rule 1: shuffle; the last `deck mod players` cards are set aside; deal one at a time."""
+    options = cmd.state["options"]
+    n = options["players"]
+    if deal is not None:
+        packs = check_deal(deal, options)
+        dealt = {c for p in packs for c in p}
+        aside = [c for c in deck(options) if c not in dealt]
+    else:
+        cards = cmd.rng.shuffle(deck(options), "deck")
+        keep = len(cards) - len(cards) % n
+        aside = cards[keep:]
+        packs = [[] for _ in range(n)]
+        for i, card in enumerate(cards[:keep]):
+            packs[i % n].insert(0, card)  # a dealt card lands on top of the seat's pile
+    cmd.emit("dealt", {"packs": packs, "aside": aside}, actor="server")
+
+
+# -- whose move, and which ---------------------------------------------------------------------
+
+
+def _need(state: dict) -> int:
+    """Cards a contender puts in this step: 1 in the round's turn, 2 in a bataille (1 sans inconnue)."""
+    t = state["table"]
+    return 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
+
+
+def to_move(state: dict) -> list[int]:
+    if state["status"] != "playing":
+        return []
+    t = state["table"]
+    return [s for s in t["contenders"] if t["put"][s] is None and not t["out"][s]]
+
+
+def _available(state: dict, seat: int) -> list[str]:
+    """The cards a seat can put now: its pack, and its won pile when the pack is too short."""
+    t = state["table"]
+    pack = t["packs"][seat]
+    return pack + t["won"][seat] if len(pack) < _need(state) else list(pack)
+
+
+def legal_actions(state: dict, seat: int | None) -> list[dict]:
+    if seat not in to_move(state):
+        return []
+    if state["options"]["variant"] != "ouverte":
+        return [{"type": "flip"}]
+    cards = _available(state, seat)
+    if _need(state) == 1:
+        return [{"type": "play", "card": c} for c in cards]
+    return [{"type": "play", "card": c, "down": d} for c in cards for d in cards if c != d]
+
+
+# -- the command side ------------------------------------------------------------------------
+
+
+def _turn_pack(cmd, seat: int) -> None:
+    """Rule 5: an exhausted pack is replaced by the won pile (shuffled when `gather` is random)."""
+    t = cmd.state["table"]
+    if len(t["packs"][seat]) >= _need(cmd.state) or not t["won"][seat]:
+        return
+    data = {"seat": seat, "count": len(t["won"][seat])}
+    if cmd.state["options"]["gather"] == "random":
+        data["order"] = cmd.rng.shuffle(t["won"][seat], f"won pile of seat {seat}")
+    cmd.emit("pack_turned", data, actor="server")
+
+
+def decide(cmd, seat: int, action: dict) -> None:
+    state = cmd.state
+    kind = action.get("type")
+    if state["options"]["variant"] != "ouverte":
+        if kind != "flip" or set(action) != {"type"}:
+            raise bad_action('in this variant the only action is {"type": "flip"}')
+        _turn_pack(cmd, seat)
+        pack, need = state["table"]["packs"][seat], _need(state)
+        up, down = pack[need - 1], pack[: need - 1]
+        cmd.emit("flipped", {"seat": seat, "up": up, "down": down})
+    else:
+        _decide_open(cmd, seat, action)
+    _settle(cmd)
+
+
+def _decide_open(cmd, seat: int, action: dict) -> None:
+    """Bataille ouverte: the seat chooses its card(s); committed face down, revealed together."""
+    state = cmd.state
+    need = _need(state)
+    allowed = {"type", "card", "down"} if need == 2 else {"type", "card"}
+    if action.get("type") != "play" or not set(action) <= allowed or "card" not in action:
+        shape = (
+            '{"type": "play", "card": C, "down": D}' if need == 2 else '{"type": "play", "card": C}'
+        )
+        raise bad_action(f"here the action is {shape}")
+    if need == 2 and "down" not in action:
+        raise RuleError("down_card_required", "in a bataille you also choose a face-down card")
+    cards = [action["card"], *([action["down"]] if need == 2 else [])]
+    available = _available(state, seat)
+    for card in cards:
+        if card not in available:
+            raise RuleError("card_not_in_hand", f"{card} is not in your pack")
+    if len(set(cards)) != len(cards):
+        raise RuleError("same_card_twice", "the face-up and face-down cards must differ")
+    _turn_pack(cmd, seat)
+    cmd.emit("committed", {"seat": seat, "card": cards[0], "down": cards[1:]})
+
+
+def _settle(cmd) -> None:
+    """Once every contender has put its cards: reveal, then take, bataille, or end the round."""
+    state, t = cmd.state, cmd.state["table"]
+    while not to_move(state) and state["status"] == "playing":
+        contenders = t["contenders"]
+        if state["options"]["variant"] == "ouverte" and not t["revealed"]:
+            ups = {str(s): t["put"][s]["up"] for s in contenders if t["put"][s]["up"]}
+            cmd.emit("revealed", {"up": ups}, actor="server")
+        ups = [(s, t["put"][s]["up"]) for s in contenders if t["put"][s]["up"]]
+        if not ups:  # rule 6: every player of the bataille is out
+            cmd.emit("left_play", {"count": len(t["pot"]) + _put_count(t)}, actor="server")
+            _end_round(cmd)
+            return
+        best = max(value(card) for _, card in ups)
+        tied = [s for s, card in ups if value(card) == best]
+        if len(tied) == 1:  # rule 3: the single highest card takes every card on the table
+            cmd.emit(
+                "took",
+                {"seat": tied[0], "count": len(t["pot"]) + _put_count(t), "round": t["round"] + 1},
+                actor="server",
+            )
+            _end_round(cmd)
+            return
+        # rule 4: a tie for the highest is a bataille between the tied players only
+        cmd.emit(
+            "bataille",
+            {"seats": tied, "round": t["round"] + 1, "step": t["step"] + 1},
+            actor="server",
+        )
+        for seat in tied:
+            _shortfall(cmd, seat)
+
+
+def _put_count(t: dict) -> int:
+    return sum(len(p["down"]) + (1 if p["up"] else 0) for p in t["put"] if p)
+
+
+def _shortfall(cmd, seat: int) -> None:
+    """Rule 6: a contender without enough cards for the bataille."""
+    state, t = cmd.state, cmd.state["table"]
+    have = len(t["packs"][seat]) + len(t["won"][seat])
+    if have >= _need(state):
+        return
+    _turn_pack(cmd, seat)
+    cards = list(t["packs"][seat])
+    if state["options"]["shortfall"] == "play_out" and cards:
+        # what they have, the face-up card first; out only with no card at all
+        cmd.emit(
+            "short", {"seat": seat, "up": cards[0], "down": cards[1:], "out": False}, actor="server"
+        )
+    else:
+        cmd.emit("short", {"seat": seat, "up": None, "down": cards, "out": True}, actor="server")
+
+
+def _end_round(cmd) -> None:
+    """Rule 7: players left without cards are out; then the game may end."""
+    state, t = cmd.state, cmd.state["table"]
+    for seat in range(len(t["out"])):
+        if not t["out"][seat] and not t["packs"][seat] and not t["won"][seat]:
+            cmd.emit("out", {"seat": seat, "reason": "no_cards"}, actor="server")
+    alive = [s for s, out in enumerate(t["out"]) if not out]
+    counts = [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
+    rounds = t["round"]
+    if len(alive) <= 1:
+        cmd.end(result(alive, "all_cards" if alive else "no_cards", rounds, cards=counts))
+    elif t["repeat"] is not None:  # rule 8
+        cmd.end(result([], "cycle", rounds, cards=counts, cycle_start=t["repeat"]))
+    elif rounds >= state["options"]["max_rounds"]:
+        top = max(counts)
+        leaders = [s for s in alive if counts[s] == top]
+        cmd.end(result(leaders if len(leaders) == 1 else [], "round_limit", rounds, cards=counts))
+
+
+# -- the reducer -------------------------------------------------------------------------------
+
+
+def apply(state: dict, event: dict) -> None:
+    t, d, kind = state["table"], event["data"], event["type"]
+    if kind == "dealt":
+        t["packs"] = [list(p) for p in d["packs"]]
+        t["aside"] = list(d["aside"])
+        t["contenders"] = list(range(len(t["packs"])))
+        _remember_position(state)
+    elif kind == "pack_turned":
+        seat = d["seat"]
+        t["packs"][seat] = t["packs"][seat] + d.get("order", t["won"][seat])
+        t["won"][seat] = []
+    elif kind in ("flipped", "committed"):
+        seat = d["seat"]
+        up = d["up"] if kind == "flipped" else d["card"]
+        put = [*d["down"], up]
+        t["packs"][seat] = [c for c in t["packs"][seat] if c not in put]
+        t["put"][seat] = {"up": up, "down": list(d["down"])}
+    elif kind == "revealed":
+        t["revealed"] = True
+    elif kind == "short":
+        seat = d["seat"]
+        t["packs"][seat], t["won"][seat] = [], []
+        t["put"][seat] = {"up": d["up"], "down": list(d["down"])}
+        t["out"][seat] = t["out"][seat] or d["out"]
+    elif kind == "bataille":
+        _collect(t)
+        t["contenders"] = list(d["seats"])
+        t["step"] += 1
+    elif kind == "took":
+        _collect(t)
+        t["won"][d["seat"]] += t["pot"]
+        _next_round(state)
+    elif kind == "left_play":
+        _collect(t)
+        t["aside"] += t["pot"]
+        _next_round(state)
+    elif kind == "out":
+        t["out"][d["seat"]] = True
+        t["contenders"] = [s for s in t["contenders"] if s != d["seat"]]
+
+
+def _collect(t: dict) -> None:
+    """The step's cards join the pot: seat by seat, each seat's cards in the order put down."""
+    for put in t["put"]:
+        if put:
+            t["pot"] += put["down"] + ([put["up"]] if put["up"] else [])
+            t["pot_down"] += put["down"]
+    t["put"] = [None] * len(t["put"])
+    t["revealed"] = False
+
+
+def _next_round(state: dict) -> None:
+    t = state["table"]
+    t["pot"], t["pot_down"] = [], []
+    t["round"] += 1
+    t["step"] = 0
+    t["contenders"] = [s for s, out in enumerate(t["out"]) if not out]
+    _remember_position(state)
+
+
+def _remember_position(state: dict) -> None:
+    """Rule 8: with `ordered` gathering, note where each round's position was first seen."""
+    if state["options"]["gather"] != "ordered":
+        return
+    t = state["table"]
+    text = "|".join(",".join(p + w) for p, w in zip(t["packs"], t["won"], strict=True))
+    key = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    if key in t["seen"]:
+        t["repeat"] = t["seen"][key]
+    else:
+        t["seen"][key] = t["round"] + 1
+
+
+# -- what each seat sees -----------------------------------------------------------------------
+
+
+def view(state: dict, seat: int | None) -> dict:
+    t = state["table"]
+    open_variant = state["options"]["variant"] == "ouverte"
+    players = []
+    for s, put in enumerate(t["put"]):
+        shown = put is not None and (not open_variant or t["revealed"] or s == seat)
+        players.append(
+            {
+                "seat": s,
+                "pack": len(t["packs"][s]),
+                "won": len(t["won"][s]),
+                "out": t["out"][s],
+                "contender": s in t["contenders"],
+                "has_put": put is not None,
+                "up": put["up"] if shown else None,
+                "down": len(put["down"]) if put else 0,
+            }
+        )
+    down = list(t["pot_down"])
+    out = {
+        "round": t["round"] + 1,
+        "bataille": t["step"],
+        "players": players,
+        "pot": len(t["pot"]),
+        "face_up": [c for c in t["pot"] if c not in down],
+        "aside": len(t["aside"]),
+    }
+    if open_variant and seat is not None:
+        out["pack"] = list(t["packs"][seat])
+        if t["put"][seat]:
+            out["your_down"] = list(t["put"][seat]["down"])
+    return out
+
+
+def redact(event: dict, seat: int | None, options: dict) -> dict:
+    """Hide face-down cards and pack orders; in `ouverte` a seat sees its own pack and choices."""
+    d, kind = event["data"], event["type"]
+    ouverte = options["variant"] == "ouverte"
+    own = d.get("seat") == seat and seat is not None
+    ouverte_own = own and ouverte
+    hidden: dict = {}
+    if kind == "dealt":
+        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
+        if seat is not None and ouverte:
+            hidden["packs"][seat] = d["packs"][seat]
+        hidden["aside"] = [None] * len(d["aside"])
+    elif kind == "pack_turned" and "order" in d and not ouverte_own:
+        hidden["order"] = [None] * len(d["order"])
+    elif kind in ("flipped", "short") and not ouverte_own:
+        hidden["down"] = [None] * len(d["down"])
+    elif kind == "committed" and not own:
+        hidden.update(card=None, down=[None] * len(d["down"]))
+    if hidden and "rng" in d:
+        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
+    return {**event, "data": {**d, **hidden}} if hidden else event
+
+
+def cards(state: dict) -> list[str]:
+    t = state["table"]
+    held = [c for pile in t["packs"] + t["won"] for c in pile]
+    put = [c for p in t["put"] if p for c in [*p["down"], *([p["up"]] if p["up"] else [])]]
+    return held + t["pot"] + put + t["aside"]
+
+
+def rounds(state: dict) -> int:
+    return state["table"]["round"]
+
+
+# -- bots --------------------------------------------------------------------------------------
+
+
+def greedy(view_: dict, rng: BotRng) -> dict:
+    """Classique: flip. Ouverte: a high card to win a round (else throw the lowest), and in a
+    bataille the highest card up and the lowest down."""
+    legal = view_["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+
+    def strength(action: dict) -> tuple:
+        up = value(action["card"])
+        down = value(action["down"]) if "down" in action else 0
+        return (up, -down)
+
+    best = max(legal, key=strength)
+    if "down" in best or value(best["card"]) >= RANKS.index("Q") + 2:
+        return best
+    return min(legal, key=strength)
+
+
+BOTS = {"random": random_bot, "greedy": greedy}
