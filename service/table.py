@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-from datetime import UTC, datetime
 from typing import Any
 
 from . import command
+from .clock import utc_now
 from .games import GAMES, resolve_options
 from .state import bot_seats, fold, game_of
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class Table:

@@ -83,6 +83,8 @@ class Option:
     def kind(self) -> str:
         if self.type:
             return self.type
+        if isinstance(self.default, bool):
+            return "boolean"
         return "integer" if isinstance(self.default, int) or self.min is not None else "string"
 
     def check(self, value: Any) -> Any:
@@ -93,6 +95,10 @@ class Option:
             if value not in self.choices or isinstance(value, bool):
                 allowed = ", ".join(map(str, self.choices))
                 raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+            return value
+        if self.kind() == "boolean":
+            if not isinstance(value, bool):
+                raise ValueError(f"option {self.name!r} must be true or false, not {value!r}")
             return value
         if self.kind() == "integer":
             if not isinstance(value, int) or isinstance(value, bool):

@@ -105,6 +105,18 @@ def to_move(state: dict) -> list[int]:
     return [s for s in t["contenders"] if t["put"][s] is None and not t["out"][s]]
 
 
+def waiting_reason(state: dict, seat: int) -> RuleError:
+    """Why a seat that is not awaited may not act now (a precise 409)."""
+    t = state["table"]
+    if t["out"][seat]:
+        return RuleError("out", "you are out of the game", 409)
+    if t["put"][seat] is not None:
+        return RuleError("already_played", "you have already put your cards for this step", 409)
+    if seat not in t["contenders"]:
+        return RuleError("not_in_bataille", "only the tied players play this bataille", 409)
+    return RuleError("not_your_turn", "it is not your turn", 409)
+
+
 def _available(state: dict, seat: int) -> list[str]:
     """The cards a seat can put now: its pack, and its won pile when the pack is too short."""
     t = state["table"]

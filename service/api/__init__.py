@@ -1,0 +1,32 @@
+"""The Flask app: `/v1` routes, health checks, problem+json errors."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, json
+
+from ..engine import Engine
+from . import games, problems
+
+MAX_BODY = 64 * 1024
+
+
+def create_app(engine: Engine) -> Flask:
+    app = Flask("batayo")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.extensions["batayo.engine"] = engine
+    problems.install(app)
+    app.register_blueprint(games.bp)
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        return Response(json.dumps({"status": "ok"}), mimetype="application/json")
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        try:
+            engine.store.ping()
+        except Exception:  # any failure to reach the store means not ready
+            return problems.problem_response(503, "not_ready", "the store does not answer")
+        return Response(json.dumps({"status": "ready"}), mimetype="application/json")
+
+    return app

@@ -1,0 +1,240 @@
+"""The `/v1` routes of API.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from marshmallow import Schema, ValidationError
+
+from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
+from ..games import GAMES, options_of
+from ..games.base import RuleError
+from ..verify import verify
+from ..views import game_view, redact_event
+from . import schemas
+from .problems import Problem
+
+bp = Blueprint("games", __name__, url_prefix="/v1")
+GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+IF_MATCH = re.compile(r'^(?:W/)?"?(\d{1,15})"?$')
+
+
+def engine() -> Engine:
+    return current_app.extensions["batayo.engine"]
+
+
+def ok(body: Any, status: int = 200, **headers: str) -> Response:
+    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    response.headers.update(headers)
+    return response
+
+
+def body_of(schema: Schema) -> dict:
+    """The JSON body, checked by `schema`; 400 on anything malformed."""
+    raw = request.get_data()
+    if request.mimetype != "application/json":
+        raise Problem(415, "unsupported_media_type", "send the body as application/json")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise Problem(400, "invalid_request", "the body is not valid JSON") from None
+    return checked(schema, data)
+
+
+def checked(schema: Schema, data: Any) -> dict:
+    if not isinstance(data, dict):
+        raise Problem(400, "invalid_request", "expected a JSON object")
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        raise Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages) from None
+
+
+def query(schema: Schema) -> dict:
+    try:
+        return checked(schema, schemas.query_args(request.args))
+    except ValidationError as exc:
+        raise Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages) from None
+
+
+def _flatten(messages: Any, prefix: str = "") -> str:
+    if isinstance(messages, dict):
+        return "; ".join(_flatten(v, f"{prefix}{k}.") for k, v in messages.items())
+    if isinstance(messages, list):
+        return "; ".join(
+            _flatten(m, prefix) if isinstance(m, dict | list) else f"{prefix.rstrip('.')}: {m}"
+            for m in messages
+        )
+    return f"{prefix.rstrip('.')}: {messages}"
+
+
+def rule_problem(exc: RuleError) -> Problem:
+    return Problem(exc.status, exc.code, exc.detail)
+
+
+def game_id_checked(game_id: str) -> str:
+    """Ids are 16 hex digits; anything else never reaches Redis."""
+    if not GAME_ID.match(game_id):
+        raise Problem(404, "not_found", "no such game")
+    return game_id
+
+
+def load(game_id: str, at: int | None = None) -> dict:
+    try:
+        return engine().load(game_id_checked(game_id), at)
+    except NotFound:
+        if at is not None:
+            raise Problem(404, "not_found", f"this game has no version {at}") from None
+        raise Problem(404, "not_found", "no such game") from None
+
+
+def caller(game_id: str, required: bool = False) -> int | None:
+    """The seat the bearer token acts for; None for a spectator."""
+    header = request.headers.get("Authorization")
+    if not header:
+        if required:
+            raise Problem(401, "unauthorized", "act with Authorization: Bearer <your seat's token>")
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Problem(401, "unauthorized", "use Authorization: Bearer <token>")
+    try:
+        return engine().seat_of(game_id, token.strip())
+    except PermissionError:
+        raise Problem(403, "forbidden", "this token belongs to another game") from None
+    except LookupError:
+        raise Problem(401, "unauthorized", "unknown token for this game") from None
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise Problem(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    return key
+
+
+@bp.get("/rules")
+def rules() -> Response:
+    games = []
+    for name, game in GAMES.items():
+        counts = [o for o in game.OPTIONS if o.name == "players"]
+        low, high = (counts[0].min, counts[0].max) if counts else (game.seat_count({}),) * 2
+        games.append(
+            {
+                "id": name,
+                "title": game.TITLE,
+                "seats": {"min": low, "max": high},
+                "options": [o.describe() for o in options_of(game)],
+                "bots": list(game.BOTS),
+            }
+        )
+    return ok({"games": games})
+
+
+@bp.post("/games")
+def create() -> Response:
+    body = body_of(schemas.CreateGame())
+    try:
+        answer = engine().create(body, idempotency_key())
+    except RuleError as exc:
+        raise rule_problem(exc) from None
+    except IdempotencyMismatch as exc:
+        raise Problem(422, "idempotency_key_reused", str(exc)) from None
+    return ok(answer, 201, Location=f"/v1/games/{answer['id']}")
+
+
+@bp.get("/games")
+def listing() -> Response:
+    q = query(schemas.ListQuery())
+    found, more = engine().store.listing(q.get("game"), q.get("status"), q["offset"], q["limit"])
+    games = []
+    for gid, _ in found:
+        try:
+            state = engine().load(gid)
+        except NotFound:  # indexed but its first append never happened
+            continue
+        games.append(
+            {
+                "id": gid,
+                "game": state["game"],
+                "status": state["status"],
+                "version": state["version"],
+                "created_at": state["created_at"],
+                "seats": game_view(state, None)["seats"],
+                "result": state["result"],
+            }
+        )
+    next_offset = q["offset"] + q["limit"] if more else None
+    return ok({"games": games, "next_offset": next_offset})
+
+
+@bp.post("/games/<game_id>/join")
+def join(game_id: str) -> Response:
+    load(game_id)
+    body = body_of(schemas.Join())
+    try:
+        answer = engine().join(game_id, body, idempotency_key())
+    except RuleError as exc:
+        raise rule_problem(exc) from None
+    except IdempotencyMismatch as exc:
+        raise Problem(422, "idempotency_key_reused", str(exc)) from None
+    return ok(answer)
+
+
+@bp.get("/games/<game_id>")
+def view(game_id: str) -> Response:
+    load(game_id)
+    seat = caller(game_id)
+    at = query(schemas.ViewQuery()).get("at")
+    state = load(game_id, at)
+    return ok(game_view(state, seat), ETag=f'"{state["version"]}"')
+
+
+@bp.post("/games/<game_id>/actions")
+def act(game_id: str) -> Response:
+    load(game_id)
+    seat = caller(game_id, required=True)
+    action = body_of(schemas.Action())
+    expected = None
+    if_match = request.headers.get("If-Match")
+    if if_match is not None and if_match.strip() != "*":
+        match = IF_MATCH.match(if_match.strip())
+        if not match:
+            raise Problem(400, "invalid_request", 'If-Match must be a version, e.g. "12"')
+        expected = int(match.group(1))
+    try:
+        events, state = engine().act(game_id, seat, action, expected, idempotency_key())
+    except RuleError as exc:
+        raise rule_problem(exc) from None
+    except Stale as exc:
+        raise Problem(
+            412, "version_mismatch", f"the game is at version {exc.current}", version=exc.current
+        ) from None
+    except IdempotencyMismatch as exc:
+        raise Problem(422, "idempotency_key_reused", str(exc)) from None
+    body = {
+        "events": [redact_event(e, seat, state) for e in events],
+        "game": game_view(state, seat),
+    }
+    return ok(body, ETag=f'"{state["version"]}"')
+
+
+@bp.get("/games/<game_id>/events")
+def events(game_id: str) -> Response:
+    state = load(game_id)
+    seat = caller(game_id)
+    q = query(schemas.EventsQuery())
+    found = engine().store.events(game_id, q["after"], q["limit"])
+    shown = [redact_event(e, seat, state) for e in found]
+    last = found[-1]["version"] if found else q["after"]
+    next_after = last if last < state["version"] else None
+    return ok({"events": shown, "next_after": next_after})
+
+
+@bp.get("/games/<game_id>/verify")
+def verify_game(game_id: str) -> Response:
+    load(game_id)
+    return ok(verify(engine().all_events(game_id)))

@@ -1,0 +1,141 @@
+"""marshmallow schemas for every request body and query: unknown fields are refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import (
+    RAISE,
+    Schema,
+    ValidationError,
+    fields,
+    validate,
+    validates_schema,
+)
+
+from ..cards import BadCard, parse_card
+
+HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
+NAME = validate.Length(min=1, max=40)
+
+
+class StrictInt(fields.Integer):
+    """A JSON integer: no strings, no booleans, no floats (not even 1.0), within 64 bits."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValidationError("must be a whole number")
+        if abs(value) > 2**53:
+            raise ValidationError("is too large")
+        return value
+
+
+class StrictBool(fields.Boolean):
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("must be true or false")
+        return value
+
+
+class Card(fields.String):
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        try:
+            return parse_card(value)
+        except BadCard as exc:
+            raise ValidationError(str(exc)) from None
+
+
+class OptionValue(fields.Raw):
+    """An option's value: a JSON scalar (the game checks its meaning)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        if (
+            (value is not None
+            and not isinstance(value, str | int | bool))
+            or isinstance(value, float)
+        ):
+            raise ValidationError("must be a string, a whole number, true, false or null")
+        if isinstance(value, str) and len(value) > 64:
+            raise ValidationError("is too long")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+            raise ValidationError("is too large")
+        return value
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class SeatIn(Strict):
+    name = fields.String(validate=NAME)
+    client_seed = fields.String(validate=validate.Length(max=64))
+    bot = fields.String(validate=validate.Length(min=1, max=32))
+    open = StrictBool()
+
+    @validates_schema
+    def _one_kind(self, data: dict, **kwargs: Any) -> None:
+        kinds = [k for k in ("name", "bot") if k in data] + (["open"] if data.get("open") else [])
+        if len(kinds) != 1:
+            raise ValidationError('a seat is {"name": ...}, {"bot": ...} or {"open": true}')
+        if "client_seed" in data and "name" not in data:
+            raise ValidationError("only a named seat takes a client_seed")
+
+
+class CreateGame(Strict):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    options = fields.Dict(
+        keys=fields.String(validate=validate.Length(max=32)),
+        values=OptionValue(allow_none=True),
+        load_default=dict,
+    )
+    seats = fields.List(
+        fields.Nested(SeatIn), required=True, validate=validate.Length(min=1, max=8)
+    )
+    seed = fields.String(validate=HEX64)
+    deal = fields.Dict()
+
+
+class Join(Strict):
+    name = fields.String(required=True, validate=NAME)
+    client_seed = fields.String(validate=validate.Length(max=64))
+
+
+class Action(Strict):
+    type = fields.String(
+        required=True, validate=validate.OneOf(["flip", "play", "bid", "pass", "trump"])
+    )
+    card = Card()
+    down = Card()
+    tricks = StrictInt(validate=validate.Range(0, 13))
+    suit = fields.String(validate=validate.OneOf(["S", "H", "D", "C"]))
+    face = fields.String(validate=validate.OneOf(["up", "down"]))
+
+
+class ViewQuery(Strict):
+    at = StrictInt(validate=validate.Range(min=1))
+
+
+class EventsQuery(Strict):
+    after = StrictInt(load_default=0, validate=validate.Range(min=0))
+    limit = StrictInt(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class ListQuery(Strict):
+    game = fields.String(validate=validate.Length(max=32))
+    status = fields.String(validate=validate.OneOf(["open", "playing", "finished"]))
+    limit = StrictInt(load_default=20, validate=validate.Range(min=1, max=100))
+    offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=100_000))
+
+
+def query_args(args: Any) -> dict:
+    """Query strings are text: turn digits into integers so the strict schemas can check them."""
+    out: dict[str, Any] = {}
+    for k, v in args.items(multi=True) if hasattr(args, "items") else args:
+        if k in out:
+            raise ValidationError({k: ["given more than once"]})
+        out[k] = int(v) if v.isdigit() and len(v) <= 15 else v
+    return out

@@ -1,0 +1,182 @@
+"""The `batayo` command: serve, worker, simulate, verify."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import sys
+
+import click
+
+
+@click.group()
+def main() -> None:
+    """batayo: an event-sourced card-game service."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--threads", default=8, show_default=True, type=int)
+def serve(host: str, port: int, threads: int) -> None:
+    """Run the API. Without REDIS_URL: an embedded store and an in-process worker."""
+    import waitress
+
+    from .api import create_app
+    from .config import Settings, build_engine
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings()
+    if settings.embedded:
+        click.echo(
+            f"batayo: no REDIS_URL, so using an embedded store in {settings.data_dir} "
+            "and an in-process worker (games are kept across restarts)"
+        )
+    else:
+        click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
+    if settings.test_games:
+        click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
+    app = create_app(build_engine(settings))
+    click.echo(f"batayo: listening on http://{host}:{port} (try /v1/rules)")
+    waitress.serve(app, host=host, port=port, threads=threads, ident="batayo")
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
+def worker(burst: bool) -> None:
+    """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL)."""
+    from rq import Queue, Worker
+
+    from .config import Settings, connect
+    from .dispatch import QUEUE
+
+    settings = Settings()
+    if settings.embedded:
+        raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
+    connection = connect(settings)
+    Worker([Queue(QUEUE, connection=connection)], connection=connection).work(
+        with_scheduler=True, burst=burst
+    )
+
+
+def _parse_option(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r}: use key=value")
+    key, raw = text.split("=", 1)
+    value: object = raw
+    if raw.lstrip("-").isdigit():
+        value = int(raw)
+    elif raw in ("true", "false"):
+        value = raw == "true"
+    elif raw == "null":
+        value = None
+    return key, value
+
+
+@main.command()
+@click.argument("game")
+@click.option("--games", "count", default=100, show_default=True, type=click.IntRange(1))
+@click.option("--option", "options", multiple=True, help="A game option, key=value (repeatable).")
+@click.option("--seats", default="random", show_default=True, help="Bots by seat, comma-separated.")
+@click.option("--seed", default=None, help="Hex seed: the same seed plays the same games.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--details", is_flag=True, help="With --json: add the game's own statistics.")
+def simulate(
+    game: str,
+    count: int,
+    options: tuple[str, ...],
+    seats: str,
+    seed: str | None,
+    as_json: bool,
+    details: bool,
+) -> None:
+    """Play COUNT all-bot games in memory and report outcomes."""
+    from .games import GAMES, resolve_options
+    from .simulate import seats_for
+    from .simulate import simulate as run
+
+    if game not in GAMES:
+        raise click.BadParameter(f"unknown game; games: {', '.join(GAMES)}", param_hint="GAME")
+    opts = dict(_parse_option(o) for o in options)
+    try:
+        resolve_options(GAMES[game], opts)
+        seats_for(game, opts, seats.split(","))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    try:
+        seed_bytes = bytes.fromhex(seed) if seed else secrets.token_bytes(16)
+    except ValueError:
+        raise click.BadParameter("the seed must be hexadecimal", param_hint="--seed") from None
+    summarize = getattr(GAMES[game], "summarize", None)
+    if as_json or not sys.stdout.isatty():
+        summary, finals = run(game, count, opts, seats.split(","), seed_bytes)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"{game}: {count} games", total=count)
+            summary, finals = run(
+                game, count, opts, seats.split(","), seed_bytes, lambda: bar.advance(task)
+            )
+    extra = summarize(finals) if summarize else None
+    if as_json:
+        if details and extra is not None:
+            summary["details"] = extra
+        click.echo(json.dumps(summary))
+        return
+    _print_summary(game, summary, extra, seed_bytes.hex())
+
+
+def _print_summary(game: str, summary: dict, extra: dict | None, seed: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"batayo simulate {game} (seed {seed})", show_header=False)
+    r = summary["rounds"]
+    rows = [
+        ("games", str(summary["games"])),
+        ("rounds mean / median", f"{r['mean']:.1f} / {r['median']}"),
+        ("rounds min / max", f"{r['min']} / {r['max']}"),
+        ("wins by seat", ", ".join(f"{s}: {n}" for s, n in summary["wins"].items())),
+        ("draws", str(summary["draws"])),
+        ("end reasons", ", ".join(f"{k}: {v}" for k, v in summary["reasons"].items())),
+        ("games per second", f"{summary['games_per_s']:.1f}"),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    if extra:
+        for k, v in extra.items():
+            table.add_row(str(k), json.dumps(v) if not isinstance(v, str) else v)
+    Console().print(table)
+
+
+@main.command()
+@click.argument("path", type=click.File("r"))
+def verify(path) -> None:
+    """Check an exported game file offline: the hash chain and every draw. Says `ok` or where it
+    fails."""
+    from .verify import verify as check
+
+    try:
+        doc = json.load(path)
+    except ValueError as exc:
+        raise click.ClickException(f"not JSON: {exc}") from None
+    events = doc.get("events") if isinstance(doc, dict) else doc
+    if not isinstance(events, list):
+        raise click.ClickException('expected {"events": [...]} or a list of events')
+    report = check(events)
+    if report["ok"]:
+        click.echo(
+            f"ok: {report['events']} events chained, {report['draws_checked']} draws checked"
+            + ("" if report["seed_revealed"] else " (seed not revealed yet: draws unchecked)")
+        )
+        return
+    click.echo(f"FAILED at version {report['version']}: {report['reason']}")
+    sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

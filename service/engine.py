@@ -1,0 +1,430 @@
+"""The engine: load a game (snapshot + newer events), decide, append, and say what became due.
+
+Every write is decided against a state at version v and appended only if the stream is still
+at v; a conflict means someone else wrote first, so the decision is made again (or, with
+If-Match, refused). Workers act through the same methods, at the version they were scheduled
+for, so a late or repeated job changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import secrets
+from collections import OrderedDict
+from typing import Any
+
+from . import command, fairness, tokens
+from .clock import utc_now
+from .dispatch import Dispatcher
+from .games import GAMES, resolve_options
+from .games.base import RuleError, bad_action
+from .state import apply, bot_seats, clone, fold, game_of
+from .store import Conflict, Replayed, Store
+from .views import game_view, redact_event
+
+MAX_RETRIES = 50
+
+
+class NotFound(Exception):
+    pass
+
+
+class Stale(Exception):
+    """If-Match named another version than the game's."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class IdempotencyMismatch(Exception):
+    pass
+
+
+def new_game_id() -> str:
+    return secrets.token_hex(8)
+
+
+def fingerprint(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+class Engine:
+    def __init__(
+        self,
+        store: Store,
+        dispatcher: Dispatcher | None = None,
+        test_games: bool = False,
+        clock=utc_now,
+        snapshot_every: int = 64,
+        cache_size: int = 512,
+    ) -> None:
+        self.store = store
+        self.dispatcher = dispatcher
+        self.test_games = test_games
+        self.clock = clock
+        self.snapshot_every = snapshot_every
+        self._cache: OrderedDict[str, dict] = OrderedDict()
+        self._cache_size = cache_size
+        self._seeds: dict[str, bytes] = {}
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load(self, game_id: str, at: int | None = None) -> dict:
+        """The game's state, now or as of version `at`."""
+        cached = self._cache.get(game_id)
+        known = cached if cached and (at is None or cached["version"] <= at) else None
+        snap, events = self.store.load(game_id, at, known["version"] if known else 0)
+        base = snap if snap is not None else (clone(known) if known else None)
+        if base is None and not events:
+            raise NotFound(game_id)
+        state = base if base is not None else {"version": 0, "hash": "0" * 64, "status": "new"}
+        if base is None:
+            state = fold(events)
+        else:
+            for event in events:
+                apply(state, event)
+        if at is not None and state["version"] < at:
+            raise NotFound(f"{game_id} has no version {at}")
+        if at is None:
+            self._remember(game_id, state)
+        return state
+
+    def _remember(self, game_id: str, state: dict) -> None:
+        self._cache[game_id] = clone(state)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _seed(self, game_id: str) -> bytes:
+        if game_id not in self._seeds:
+            hexseed = self.store.meta(game_id).get("seed")
+            if hexseed is None:
+                raise NotFound(game_id)
+            self._seeds[game_id] = bytes.fromhex(hexseed)
+        return self._seeds[game_id]
+
+    def events(self, game_id: str, seat: int | None, after: int, limit: int) -> list[dict]:
+        state = self.load(game_id)
+        return [redact_event(e, seat, state) for e in self.store.events(game_id, after, limit)]
+
+    def all_events(self, game_id: str) -> list[dict]:
+        return self.store.events(game_id)
+
+    def view(self, game_id: str, seat: int | None, at: int | None = None) -> dict:
+        return game_view(self.load(game_id, at), seat)
+
+    def seat_of(self, game_id: str, token: str) -> int:
+        """The seat a token acts for; raises PermissionError (other game) or LookupError."""
+        named = tokens.parse(token)
+        if named is None:
+            raise LookupError("malformed token")
+        if named[0] != game_id:
+            raise PermissionError("this token belongs to another game")
+        if not tokens.matches(token, self.store.meta(game_id).get(f"token:{named[1]}")):
+            raise LookupError("unknown token")
+        return named[1]
+
+    # -- creating and joining ------------------------------------------------------------------
+
+    def create(self, body: dict, idem_key: str | None = None) -> dict:
+        """Create a game from a validated request body; the answer of API.md (with tokens)."""
+        claim = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+        game_id = new_game_id()
+        planned = self._plan(body, game_id)
+        if claim:
+            fp = fingerprint(body)
+            sealed = {str(s): tokens.seal(t, idem_key) for s, t in planned["tokens"].items()}
+            prior = self.store.claim(f"create:{claim}", {"fp": fp, "id": game_id, "tokens": sealed})
+            if prior is not None:
+                return self._replay_create(prior, fp, idem_key)
+        answer = self._create(game_id, planned)
+        if claim:
+            record = {"fp": fp, "id": game_id, "tokens": sealed, "answer": _without_tokens(answer)}
+            self.store.settle_claim(f"create:{claim}", record)
+        return answer
+
+    def _replay_create(self, prior: dict, fp: str, idem_key: str) -> dict:
+        if prior.get("fp") != fp:
+            raise IdempotencyMismatch("this Idempotency-Key was used with another body")
+        if "answer" not in prior:
+            raise RuleError(
+                "request_in_progress", "the first request with this key is running", 409
+            )
+        answer = json.loads(json.dumps(prior["answer"]))
+        for seat in answer["seats"]:
+            sealed = prior["tokens"].get(str(seat["seat"]))
+            if sealed:
+                seat["token"] = tokens.unseal(sealed, idem_key, prior["id"], seat["seat"])
+        return answer
+
+    def _plan(self, body: dict, game_id: str) -> dict:
+        """Check a create request against the game's rules; what `_create` needs."""
+        name = body["game"]
+        if name not in GAMES:
+            raise bad_action(f"unknown game {name!r}; games: {', '.join(GAMES)}")
+        game = GAMES[name]
+        try:
+            options = resolve_options(game, body.get("options") or {})
+        except ValueError as exc:
+            raise bad_action(str(exc)) from None
+        seats_in = body["seats"]
+        count = game.seat_count(options)
+        if len(seats_in) != count:
+            raise bad_action(f"{name} with these options has {count} seats, not {len(seats_in)}")
+        seed, deal = body.get("seed"), body.get("deal")
+        if (seed is not None or deal is not None) and not self.test_games:
+            raise bad_action("seed and deal need the server setting BATAYO_TEST_GAMES=1")
+        if deal is not None:
+            check = getattr(game, "check_deal", None)
+            if check is None:
+                raise bad_action(f"{name} takes no test deal")
+            try:
+                check(deal, options)
+            except RuleError:
+                raise
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                # a deal is user input: however malformed, it is a 400, never a 500
+                raise bad_action(f"bad test deal: {exc}") from None
+        seats, toks = [], {}
+        for i, s in enumerate(seats_in):
+            if s.get("bot") is not None:
+                if s["bot"] not in game.BOTS:
+                    raise bad_action(
+                        f"no bot {s['bot']!r} for {name}; bots: {', '.join(game.BOTS)}"
+                    )
+                seats.append({"seat": i, "bot": s["bot"]})
+            elif s.get("open"):
+                seats.append({"seat": i, "open": True})
+            else:
+                seats.append({"seat": i, "name": s["name"], "client_seed": s.get("client_seed")})
+                toks[i] = tokens.new(game_id, i)
+        return {
+            "game": name,
+            "options": options,
+            "seats": seats,
+            "tokens": toks,
+            "seed": bytes.fromhex(seed) if seed else fairness.new_server_seed(),
+            "test": seed is not None or deal is not None,
+            "deal": deal,
+        }
+
+    def _create(self, game_id: str, plan: dict) -> dict:
+        now = self.clock()
+        cmd = command.create(
+            game_id,
+            plan["game"],
+            plan["options"],
+            plan["seats"],
+            plan["seed"],
+            now,
+            plan["test"],
+            plan["deal"],
+        )
+        meta = {"seed": plan["seed"].hex(), "game": plan["game"], "created": now}
+        meta.update({f"token:{s}": tokens.digest(t) for s, t in plan["tokens"].items()})
+        if plan["deal"] is not None:
+            meta["deal"] = json.dumps(plan["deal"])
+        self.store.set_meta(game_id, meta)
+        self._append(game_id, None, cmd)
+        created_ms = int(_epoch(now) * 1000)
+        self.store.index(game_id, plan["game"], cmd.state["status"], created_ms)
+        self._schedule(None, cmd.state)
+        seats = []
+        for s in plan["seats"]:
+            entry = {k: v for k, v in s.items() if k != "client_seed"}
+            entry.setdefault("open", False)
+            if s["seat"] in plan["tokens"]:
+                entry["token"] = plan["tokens"][s["seat"]]
+            seats.append(entry)
+        return {
+            "id": game_id,
+            "game": plan["game"],
+            "version": cmd.state["version"],
+            "status": cmd.state["status"],
+            "seats": seats,
+        }
+
+    def join(self, game_id: str, body: dict, idem_key: str | None = None) -> dict:
+        fp = fingerprint(body) if idem_key else None
+        idem_hash = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+        for _ in range(MAX_RETRIES):
+            state = self.load(game_id)
+            if idem_hash:
+                prior = self.store.idempotent(game_id, idem_hash)
+                if prior is not None:
+                    return self._replay_join(game_id, prior, fp, idem_key)
+            deal = self.store.meta(game_id).get("deal")
+            cmd, seat = command.join(
+                state,
+                self._seed(game_id),
+                body["name"],
+                body.get("client_seed"),
+                self.clock(),
+                json.loads(deal) if deal else None,
+            )
+            token = tokens.new(game_id, seat)
+            answer = {
+                "id": game_id,
+                "seat": seat,
+                "version": cmd.state["version"],
+                "status": cmd.state["status"],
+            }
+            idem = None
+            if idem_hash:
+                idem = (
+                    idem_hash,
+                    {"fp": fp, "answer": answer, "token": tokens.seal(token, idem_key)},
+                )
+            try:
+                self._append(game_id, state, cmd, idem, (f"token:{seat}", tokens.digest(token)))
+            except Conflict:
+                continue
+            except Replayed as replay:
+                return self._replay_join(game_id, replay.record, fp, idem_key)
+            self._schedule(state, cmd.state)
+            return {**answer, "token": token}
+        raise RuleError("busy", "too many concurrent writes to this game; try again", 409)
+
+    def _replay_join(self, game_id: str, prior: dict, fp: str, idem_key: str) -> dict:
+        if prior.get("fp") != fp:
+            raise IdempotencyMismatch("this Idempotency-Key was used with another body")
+        answer = prior["answer"]
+        return {**answer, "token": tokens.unseal(prior["token"], idem_key, game_id, answer["seat"])}
+
+    # -- acting --------------------------------------------------------------------------------
+
+    def act(
+        self,
+        game_id: str,
+        seat: int,
+        action: dict,
+        expected: int | None = None,
+        idem_key: str | None = None,
+        actor: Any = None,
+    ) -> tuple[list[dict], dict]:
+        """Apply a seat's action: the events appended and the new state.
+
+        With `expected` (If-Match) the action applies only at that version (else Stale); with
+        `idem_key` a retry returns the first answer's events and appends nothing.
+        """
+        fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
+        idem_hash = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+        for _ in range(MAX_RETRIES):
+            state = self.load(game_id)
+            if idem_hash:
+                prior = self.store.idempotent(game_id, idem_hash)
+                if prior is not None:
+                    return self._replay_act(game_id, prior, fp)
+            if expected is not None and state["version"] != expected:
+                raise Stale(state["version"])
+            cmd = command.act(
+                state,
+                self._seed(game_id),
+                seat,
+                action,
+                self.clock(),
+                seat if actor is None else actor,
+            )
+            idem = None
+            if idem_hash:
+                idem = (idem_hash, {"fp": fp, "from": state["version"], "to": cmd.state["version"]})
+            try:
+                self._append(game_id, state, cmd, idem)
+            except Conflict as conflict:
+                if expected is not None:
+                    raise Stale(conflict.current) from None
+                continue
+            except Replayed as replay:
+                return self._replay_act(game_id, replay.record, fp)
+            self._schedule(state, cmd.state)
+            return cmd.events, cmd.state
+        raise RuleError("busy", "too many concurrent writes to this game; try again", 409)
+
+    def _replay_act(self, game_id: str, prior: dict, fp: str) -> tuple[list[dict], dict]:
+        if prior.get("fp") != fp:
+            raise IdempotencyMismatch("this Idempotency-Key was used with another body")
+        events = self.store.events(game_id, prior["from"], prior["to"] - prior["from"])
+        return events, self.load(game_id, prior["to"])
+
+    def _append(
+        self, game_id: str, before: dict | None, cmd: command.Command, idem=None, meta=None
+    ) -> None:
+        old = before["version"] if before else 0
+        new = cmd.state["version"]
+        snapshot = cmd.state if new // self.snapshot_every > old // self.snapshot_every else None
+        self.store.append(game_id, old, cmd.events, idem, snapshot, meta)
+        self._remember(game_id, cmd.state)
+        if before is None or before["status"] != cmd.state["status"]:
+            self.store.set_status(game_id, cmd.state["status"])
+
+    # -- what became due -----------------------------------------------------------------------
+
+    def _schedule(self, before: dict | None, state: dict) -> None:
+        """Enqueue a move for each awaited bot, and each clock that is new since `before`."""
+        if self.dispatcher is None or state["status"] != "playing":
+            return
+        game_id, version = state["id"], state["version"]
+        bots = bot_seats(state)
+        for seat in game_of(state).to_move(state):
+            if seat in bots:
+                self.dispatcher.enqueue(
+                    "bot_move", (game_id, seat, version), job_id=f"bot-{game_id}-{seat}-{version}"
+                )
+        old = set(command.due_timers(before)) if before else set()
+        for timer_key, due in command.due_timers(state):
+            if (timer_key, due) not in old:
+                self.dispatcher.enqueue(
+                    "fire_timer",
+                    (game_id, timer_key),
+                    at=due,
+                    job_id=f"timer-{game_id}-{timer_key}",
+                )
+
+    def bot_move(self, game_id: str, seat: int, version: int) -> str:
+        """The job of a bot seat at `version`: play if that is still the game's version."""
+        state = self.load(game_id)
+        bot = bot_seats(state).get(seat)
+        game = game_of(state)
+        if state["version"] != version or bot is None or seat not in game.to_move(state):
+            return "stale"
+        rng = random.Random(f"{game_id}|{version}|{seat}")  # noqa: S311 - a bot's whim, not chance
+        action = game.BOTS[bot](game_view(state, seat), rng)
+        try:
+            self.act(game_id, seat, action, expected=version, actor="bot")
+        except Stale:
+            return "stale"
+        return "played"
+
+    def fire_timer(self, game_id: str, timer_key: str) -> str:
+        for _ in range(MAX_RETRIES):
+            state = self.load(game_id)
+            cmd = command.fire(state, self._seed(game_id), timer_key, self.clock())
+            if cmd is None:
+                return "not due"
+            try:
+                self._append(game_id, state, cmd)
+            except Conflict:
+                continue
+            self._schedule(state, cmd.state)
+            return "fired"
+        return "busy"
+
+    def due(self, game_id: str) -> None:
+        """Enqueue again whatever the game is waiting for (a sweep after lost jobs)."""
+        self._schedule(None, self.load(game_id))
+
+
+def _without_tokens(answer: dict) -> dict:
+    return {
+        **answer,
+        "seats": [{k: v for k, v in s.items() if k != "token"} for s in answer["seats"]],
+    }
+
+
+def _epoch(at: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()

@@ -1,0 +1,205 @@
+"""The event store: one Redis stream per game, appended atomically at an expected version.
+
+Every key of a game shares the hash tag `{ID}`, so one game lives in one Redis Cluster slot and
+its Lua scripts touch one slot only. The game index (for listing) is separate, derived data.
+
+Stream entry IDs are `<version>-0`, so reading "after version N" is a plain range.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import redis
+
+# KEYS: stream, idempotency key, snapshot, meta. ARGV: expected version, idempotency record
+# ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, a meta field and its
+# value ('' for none), then the events' JSON. All or nothing: one script.
+_APPEND = """
+if ARGV[2] ~= '' then
+  local prior = redis.call('GET', KEYS[2])
+  if prior then return {'idem', prior} end
+end
+local current = redis.call('XLEN', KEYS[1])
+if current ~= tonumber(ARGV[1]) then return {'conflict', tostring(current)} end
+for i = 8, #ARGV do
+  redis.call('XADD', KEYS[1], (current + i - 7) .. '-0', 'e', ARGV[i])
+end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'EX', tonumber(ARGV[3])) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'v', ARGV[4], 's', ARGV[5]) end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+return {'ok', tostring(current + #ARGV - 7)}
+"""
+
+# KEYS: stream, snapshot. ARGV: the version wanted ('+' for the latest), the version the caller
+# already holds (0 for none). Returns the snapshot (false when the caller's state is as good)
+# and the events after the starting point, in one round trip.
+_LOAD = """
+local upto = ARGV[1]
+local from = tonumber(ARGV[2]) + 1
+local snap = false
+local snapv = redis.call('HGET', KEYS[2], 'v')
+if snapv and tonumber(snapv) >= from and (upto == '+' or tonumber(snapv) <= tonumber(upto)) then
+  snap = redis.call('HGET', KEYS[2], 's')
+  from = tonumber(snapv) + 1
+end
+local last = upto == '+' and '+' or (upto .. '-0')
+return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last)}
+"""
+
+IDEMPOTENCY_TTL_S = 24 * 3600
+
+
+class Conflict(Exception):
+    """The stream is not at the expected version."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class Replayed(Exception):
+    """The idempotency key was used before: `record` is what was stored with the first append."""
+
+    def __init__(self, record: dict) -> None:
+        super().__init__("idempotent replay")
+        self.record = record
+
+
+def key(game_id: str, part: str) -> str:
+    return f"game:{{{game_id}}}:{part}"
+
+
+def _event(entry: tuple | list) -> dict:
+    fields = entry[1]  # a dict from XRANGE, a flat [name, value] list from a script
+    return json.loads(fields[b"e"] if isinstance(fields, dict) else fields[1])
+
+
+class Store:
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+        self._append = client.register_script(_APPEND)
+        self._load = client.register_script(_LOAD)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected: int,
+        events: list[dict],
+        idem: tuple[str, dict] | None = None,
+        snapshot: dict | None = None,
+        meta: tuple[str, str] | None = None,
+    ) -> int:
+        """Append `events` if the stream is at `expected`; the new version, else Conflict/Replayed."""
+        idem_key, idem_record = (
+            (key(game_id, f"idem:{idem[0]}"), json.dumps(idem[1])) if idem else ("", "")
+        )
+        snap_v, snap = (str(snapshot["version"]), json.dumps(snapshot)) if snapshot else ("", "")
+        status, value = self._append(
+            keys=[
+                key(game_id, "events"),
+                idem_key or key(game_id, "idem:-"),
+                key(game_id, "snap"),
+                key(game_id, "meta"),
+            ],
+            args=[expected, idem_record, IDEMPOTENCY_TTL_S, snap_v, snap, *(meta or ("", ""))]
+            + [json.dumps(e, ensure_ascii=False) for e in events],
+        )
+        if status == b"conflict":
+            raise Conflict(int(value))
+        if status == b"idem":
+            raise Replayed(json.loads(value))
+        return int(value)
+
+    def set_meta(self, game_id: str, fields: dict[str, str]) -> None:
+        self.redis.hset(key(game_id, "meta"), mapping=fields)
+
+    def index(self, game_id: str, game: str, status: str, created_ms: int) -> None:
+        """Record the game in the listing indexes (newest first by creation time)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd("games:all", {game_id: created_ms})
+        pipe.zadd(f"games:game:{game}", {game_id: created_ms})
+        pipe.hset("games:status", game_id, status)
+        pipe.execute()
+
+    def set_status(self, game_id: str, status: str) -> None:
+        self.redis.hset("games:status", game_id, status)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def idempotent(self, game_id: str, idem_hash: str) -> dict | None:
+        raw = self.redis.get(key(game_id, f"idem:{idem_hash}"))
+        return json.loads(raw) if raw else None
+
+    def claim(self, name: str, record: dict) -> dict | None:
+        """Store `record` under a global idempotency key unless one is there: None, or the prior."""
+        if self.redis.set(f"idem:{name}", json.dumps(record), nx=True, ex=IDEMPOTENCY_TTL_S):
+            return None
+        raw = self.redis.get(f"idem:{name}")
+        return json.loads(raw) if raw else {}
+
+    def settle_claim(self, name: str, record: dict) -> None:
+        self.redis.set(f"idem:{name}", json.dumps(record), ex=IDEMPOTENCY_TTL_S)
+
+    def meta(self, game_id: str) -> dict[str, str]:
+        raw = self.redis.hgetall(key(game_id, "meta"))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    def load(
+        self, game_id: str, at: int | None = None, known: int = 0
+    ) -> tuple[dict | None, list[dict]]:
+        """The latest snapshot newer than `known` and at or before `at` (or None when the caller's
+        state at `known` is the better start), and the events after that start up to `at`."""
+        snap, entries = self._load(
+            keys=[key(game_id, "events"), key(game_id, "snap")],
+            args=["+" if at is None else at, known],
+        )
+        return (json.loads(snap) if snap else None), [_event(e) for e in entries]
+
+    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict]:
+        entries = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", "+", count=limit)
+        return [_event(e) for e in entries]
+
+    def version(self, game_id: str) -> int:
+        return self.redis.xlen(key(game_id, "events"))
+
+    def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
+        """Events after `after`, waiting up to `block_ms` for the first one."""
+        got = self.redis.xread({key(game_id, "events"): f"{after}-0"}, block=block_ms, count=500)
+        return [_event(e) for _, entries in got for e in entries]
+
+    def listing(
+        self, game: str | None, status: str | None, offset: int, limit: int
+    ) -> tuple[list[tuple[str, str]], bool]:
+        """(id, status) pairs newest first, and whether more follow."""
+        zset = f"games:game:{game}" if game else "games:all"
+        found: list[tuple[str, str]] = []
+        start, batch = 0, max(limit * 4, 100)
+        skipped = 0
+        for ids in self._pages(zset, start, batch):
+            statuses = self.redis.hmget("games:status", ids) if ids else []
+            for gid, st in zip(ids, statuses, strict=True):
+                st = (st or b"").decode()
+                if status and st != status:
+                    continue
+                if skipped < offset:
+                    skipped += 1
+                    continue
+                if len(found) == limit:
+                    return found, True
+                found.append((gid.decode(), st))
+        return found, False
+
+    def _pages(self, zset: str, start: int, batch: int) -> Iterator[list[bytes]]:
+        while True:
+            ids = self.redis.zrevrange(zset, start, start + batch - 1)
+            if not ids:
+                return
+            yield ids
+            start += batch
+
+    def ping(self) -> bool:
+        return bool(self.redis.ping())

@@ -1,0 +1,1 @@
+"""RQ jobs: bot moves and clocks, run by `rq worker --with-scheduler batayo`."""

@@ -1,0 +1,23 @@
+"""The jobs the engine enqueues. Each acts through the engine at the version it was scheduled
+for, so running one twice, late, or out of order changes nothing."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from service.config import build_engine
+from service.engine import Engine
+
+
+@cache
+def engine() -> Engine:
+    """One engine per worker process, from the environment (REDIS_URL)."""
+    return build_engine()
+
+
+def bot_move(game_id: str, seat: int, version: int) -> str:
+    return engine().bot_move(game_id, seat, version)
+
+
+def fire_timer(game_id: str, key: str) -> str:
+    return engine().fire_timer(game_id, key)
