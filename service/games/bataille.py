@@ -47,7 +47,7 @@ def setup(options: dict) -> dict:
         "step": 0,
         "revealed": False,
         "round": 0,
-        "seen": {},
+        "seen": "",
         "repeat": None,
     }
 
@@ -323,17 +323,27 @@ def _next_round(state: dict) -> None:
     _remember_position(state)
 
 
+_KEY = 16  # hex digits of a position's key
+
+
 def _remember_position(state: dict) -> None:
-    """Rule 8: with `ordered` gathering, note where each round's position was first seen."""
+    """Rule 8: with `ordered` gathering, note each round's starting position; a repeat is a cycle.
+
+    Every round adds one key until a repeat ends the game, so the keys sit in one string in round
+    order (the n-th key is round n): far cheaper to snapshot and copy than a dict that grows
+    with the game."""
     if state["options"]["gather"] != "ordered":
         return
     t = state["table"]
     text = "|".join(",".join(p + w) for p, w in zip(t["packs"], t["won"], strict=True))
-    key = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-    if key in t["seen"]:
-        t["repeat"] = t["seen"][key]
+    key = hashlib.blake2b(text.encode(), digest_size=_KEY // 2).hexdigest()
+    at = t["seen"].find(key)
+    while at != -1 and at % _KEY:  # only whole keys count
+        at = t["seen"].find(key, at + 1)
+    if at == -1:
+        t["seen"] += key
     else:
-        t["seen"][key] = t["round"] + 1
+        t["repeat"] = at // _KEY + 1
 
 
 # -- what each seat sees -----------------------------------------------------------------------

@@ -1,0 +1,86 @@
+"""The `batayo` command: simulate and verify."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from click.testing import CliRunner
+
+from service.cli import main
+from service.table import Table
+
+
+def test_simulate_json_has_exactly_the_documented_fields():
+    out = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "bataille",
+            "--games",
+            "6",
+            "--seats",
+            "random,greedy",
+            "--option",
+            "deck=32",
+            "--option",
+            "max_rounds=300",
+            "--seed",
+            "ab",
+            "--json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output)
+    assert set(summary) == {"games", "rounds", "wins", "draws", "reasons", "games_per_s"}
+    assert set(summary["rounds"]) == {"mean", "median", "min", "max"}
+    assert summary["games"] == 6
+    assert sum(summary["wins"].values()) + summary["draws"] == 6
+    assert sum(summary["reasons"].values()) == 6
+    assert summary["rounds"]["min"] <= summary["rounds"]["median"] <= summary["rounds"]["max"]
+    again = json.loads(
+        CliRunner()
+        .invoke(
+            main,
+            [
+                "simulate",
+                "bataille",
+                "--games",
+                "6",
+                "--seats",
+                "random,greedy",
+                "--option",
+                "deck=32",
+                "--option",
+                "max_rounds=300",
+                "--seed",
+                "ab",
+                "--json",
+            ],
+        )
+        .output
+    )
+    assert {k: v for k, v in again.items() if k != "games_per_s"} == {
+        k: v for k, v in summary.items() if k != "games_per_s"
+    }  # same seed, same games
+
+
+def test_simulate_refuses_bad_options_and_bots():
+    runner = CliRunner()
+    assert runner.invoke(main, ["simulate", "bataille", "--option", "deck=40"]).exit_code == 2
+    assert runner.invoke(main, ["simulate", "bataille", "--seats", "genius"]).exit_code == 2
+    assert runner.invoke(main, ["simulate", "chess"]).exit_code == 2
+
+
+def test_verify_says_ok_or_where_a_file_fails(tmp_path):
+    t = Table("bataille", {"max_rounds": 30}, seed=b"v" * 32, game_id="cli")
+    t.play_out(random.Random(0))
+    good = tmp_path / "game.json"
+    good.write_text(json.dumps({"events": t.events}))
+    out = CliRunner().invoke(main, ["verify", str(good)])
+    assert out.exit_code == 0 and out.output.startswith("ok")
+    t.events[4]["data"]["up"] = "QQ"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"events": t.events}))
+    out = CliRunner().invoke(main, ["verify", str(bad)])
+    assert out.exit_code == 1 and "version 5" in out.output
