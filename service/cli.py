@@ -153,6 +153,29 @@ def _print_summary(game: str, summary: dict, extra: dict | None, seed: str) -> N
 
 
 @main.command()
+@click.argument("game_id")
+@click.option("--url", envvar="BATAYO_URL", default="http://127.0.0.1:8000", show_default=True)
+def export(game_id: str, url: str) -> None:
+    """Print a finished game in full (every event and the seed): batayo export ID > game.json"""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    target = f"{url.rstrip('/')}/v1/games/{urllib.parse.quote(game_id, safe='')}/export"
+    try:
+        with urllib.request.urlopen(target, timeout=60) as answer:  # noqa: S310 - http(s) only
+            click.echo(answer.read().decode())
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("detail", exc.reason)
+        except ValueError:
+            detail = exc.reason
+        raise click.ClickException(f"{exc.code}: {detail}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise click.ClickException(f"cannot reach {url}: {exc}") from None
+
+
+@main.command()
 @click.argument("path", type=click.File("r"))
 def verify(path) -> None:
     """Check an exported game file offline: the hash chain and every draw. Says `ok` or where it

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema, ValidationError
 
 from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
@@ -238,3 +238,81 @@ def events(game_id: str) -> Response:
 def verify_game(game_id: str) -> Response:
     load(game_id)
     return ok(verify(engine().all_events(game_id)))
+
+
+@bp.get("/games/<game_id>/ties")
+def ties(game_id: str) -> Response:
+    """Every tie episode, built from the events as the caller may see them."""
+    state = load(game_id)
+    seat = caller(game_id)
+    q = query(schemas.TiesQuery())
+    audit = getattr(GAMES[state["game"]], "ties", None)
+    shown = [redact_event(e, seat, state) for e in engine().all_events(game_id)]
+    episodes = audit(shown) if audit else []
+    if q.get("kind"):
+        episodes = [e for e in episodes if e["kind"] == q["kind"]]
+    page = episodes[q["offset"] : q["offset"] + q["limit"]]
+    more = q["offset"] + q["limit"] < len(episodes)
+    return ok(
+        {
+            "ties": page,
+            "total": len(episodes),
+            "next_offset": q["offset"] + q["limit"] if more else None,
+        }
+    )
+
+
+@bp.get("/games/<game_id>/export")
+def export(game_id: str) -> Response:
+    """A finished game in full: every event, the revealed seed. `batayo verify` checks it."""
+    state = load(game_id)
+    if state["status"] != "finished":
+        raise Problem(409, "game_not_over", "a game can be exported once it has ended")
+    events = engine().all_events(game_id)
+    body = {
+        "format": "batayo-export/1",
+        "id": game_id,
+        "game": state["game"],
+        "server_seed": events[-1]["data"].get("server_seed"),
+        "events": events,
+    }
+    return ok(body, **{"Content-Disposition": f'attachment; filename="{game_id}.json"'})
+
+
+STREAM_BLOCK_MS = 15_000  # below the Redis client's socket timeout (config.SOCKET_TIMEOUT_S)
+
+
+@bp.get("/games/<game_id>/stream")
+def stream(game_id: str) -> Response:
+    """Server-sent events: `id:` is the version; Last-Event-ID (or ?after=) resumes exactly."""
+    state = load(game_id)
+    seat = caller(game_id)
+    after = query(schemas.StreamQuery()).get("after")
+    last_id = request.headers.get("Last-Event-ID")
+    if last_id is not None:
+        if not last_id.isdigit() or len(last_id) > 15:
+            raise Problem(400, "invalid_request", "Last-Event-ID must be an event version")
+        after = int(last_id)
+    after = after or 0
+    eng = engine()
+
+    def events():
+        nonlocal after, state
+        yield "retry: 2000\n\n"
+        while True:
+            if state["status"] == "finished" and after >= state["version"]:
+                return
+            batch = eng.store.follow(game_id, after, STREAM_BLOCK_MS)
+            if not batch:
+                yield ": keep-alive\n\n"
+                state = eng.load(game_id)
+                continue
+            state = eng.load(game_id)
+            for event in batch:
+                shown = redact_event(event, seat, state)
+                yield f"id: {event['version']}\nevent: {event['type']}\ndata: {json.dumps(shown)}\n\n"
+                after = event["version"]
+
+    response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response.headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return response

@@ -52,10 +52,8 @@ class OptionValue(fields.Raw):
     """An option's value: a JSON scalar (the game checks its meaning)."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        if (
-            (value is not None
-            and not isinstance(value, str | int | bool))
-            or isinstance(value, float)
+        if (value is not None and not isinstance(value, str | int | bool)) or isinstance(
+            value, float
         ):
             raise ValidationError("must be a string, a whole number, true, false or null")
         if isinstance(value, str) and len(value) > 64:
@@ -139,3 +137,13 @@ def query_args(args: Any) -> dict:
             raise ValidationError({k: ["given more than once"]})
         out[k] = int(v) if v.isdigit() and len(v) <= 15 else v
     return out
+
+
+class TiesQuery(Strict):
+    kind = fields.String(validate=validate.Length(max=32))
+    offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=1_000_000))
+    limit = StrictInt(load_default=50, validate=validate.Range(min=1, max=500))
+
+
+class StreamQuery(Strict):
+    after = StrictInt(validate=validate.Range(min=0))

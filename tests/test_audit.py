@@ -1,0 +1,176 @@
+"""Issue 7 on the server: the tie audit, the live stream that resumes, export for offline checks."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from service.api import create_app
+from service.cli import main
+from service.dispatch import QueueDispatcher
+from service.engine import Engine
+from service.store import Store
+from tests.test_api import Service, auth
+
+PACKS = [["QS", "2S", "7S", "4S", "AS", "8S"], ["QH", "3H", "7H", "5H", "KH", "8H"], ["3D", "4D"]]
+
+
+def tied_game(svc: Service) -> tuple[str, list[str]]:
+    """RULES.md Bataille 4: Q against Q, then 7 against 7, then AS takes all 11 cards."""
+    created = svc.client.post(
+        "/v1/games",
+        json={
+            "game": "bataille",
+            "options": {"players": 3},
+            "seats": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+            "deal": {"packs": PACKS},
+        },
+    ).json
+    tokens = [s["token"] for s in created["seats"]]
+    for _ in range(3):
+        view = svc.client.get(f"/v1/games/{created['id']}").json
+        for seat in view["to_move"]:
+            svc.client.post(
+                f"/v1/games/{created['id']}/actions",
+                json={"type": "flip"},
+                headers=auth(tokens[seat]),
+            )
+    return created["id"], tokens
+
+
+def read_stream(client, url: str, headers: dict | None = None, limit: int | None = None) -> list:
+    """The (id, event type, data) of each server-sent event; stop after `limit` of them."""
+    response = client.get(url, headers=headers or {}, buffered=False)
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    got, buffer = [], ""
+    for chunk in response.response:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            message, buffer = buffer.split("\n\n", 1)
+            fields = dict(
+                line.split(": ", 1)
+                for line in message.splitlines()
+                if ": " in line and not line.startswith(":")
+            )
+            if "id" in fields:
+                got.append((int(fields["id"]), fields["event"], json.loads(fields["data"])))
+                if limit is not None and len(got) == limit:
+                    response.close()
+                    return got
+    return got
+
+
+@pytest.fixture
+def svc() -> Service:
+    return Service()
+
+
+def test_the_tie_audit_follows_a_bataille_chain_step_by_step(svc):
+    gid, tokens = tied_game(svc)
+    audit = svc.client.get(f"/v1/games/{gid}/ties").json
+    assert audit["total"] == 1 and audit["next_offset"] is None
+    tie = audit["ties"][0]
+    assert (tie["kind"], tie["round"], tie["players"], tie["winner"]) == ("bataille", 1, [0, 1], 0)
+    assert [s.get("tied") for s in tie["steps"]] == [[0, 1], [0, 1], None]
+    assert [[c["up"] for c in s["cards"]] for s in tie["steps"]] == [
+        ["QS", "QH", "3D"],
+        ["7S", "7H"],
+        ["AS", "KH"],
+    ]
+    # the face-down cards are hidden from a seat and a spectator while the game runs
+    assert [c["down"] for c in tie["steps"][1]["cards"]] == [[None], [None]]
+    mine = svc.client.get(f"/v1/games/{gid}/ties", headers=auth(tokens[0])).json["ties"][0]
+    assert mine["steps"][1]["cards"][0]["down"] == [None]
+    assert svc.client.get(f"/v1/games/{gid}/ties?kind=batayo").json["total"] == 0
+    assert tie["versions"] == sorted(tie["versions"])
+
+
+def test_export_is_for_finished_games_and_verifies_offline(svc, tmp_path):
+    gid, _ = tied_game(svc)
+    refused = svc.client.get(f"/v1/games/{gid}/export")
+    assert refused.status_code == 409 and refused.json["code"] == "game_not_over"
+    created = svc.client.post(
+        "/v1/games",
+        json={
+            "game": "bataille",
+            "options": {"max_rounds": 40},
+            "seats": [{"bot": "random"}, {"bot": "greedy"}],
+        },
+    ).json
+    svc.run_jobs()
+    exported = svc.client.get(f"/v1/games/{created['id']}/export").json
+    assert exported["server_seed"] and exported["events"][-1]["type"] == "ended"
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(exported))
+    out = CliRunner().invoke(main, ["verify", str(path)])
+    assert out.exit_code == 0 and out.output.startswith("ok"), out.output
+    exported["events"][3], exported["events"][4] = exported["events"][4], exported["events"][3]
+    path.write_text(json.dumps(exported))
+    out = CliRunner().invoke(main, ["verify", str(path)])
+    assert out.exit_code == 1 and "version 4" in out.output
+
+
+def test_a_stream_resumes_after_the_last_event_id_with_no_gap_or_repeat(svc):
+    created = svc.client.post(
+        "/v1/games",
+        json={
+            "game": "bataille",
+            "options": {"max_rounds": 30},
+            "seats": [{"bot": "random"}, {"bot": "random"}],
+        },
+    ).json
+    svc.run_jobs()
+    gid = created["id"]
+    n = svc.engine.store.version(gid)
+    client = svc.client.client
+    first = read_stream(client, f"/v1/games/{gid}/stream", limit=7)
+    assert [v for v, _, _ in first] == list(range(1, 8))
+    rest = read_stream(client, f"/v1/games/{gid}/stream", headers={"Last-Event-ID": "7"})
+    assert [v for v, _, _ in rest] == list(range(8, n + 1))  # and then it closed
+    assert rest[-1][1] == "ended"
+    assert [v for v, _, _ in read_stream(client, f"/v1/games/{gid}/stream?after={n - 2}")] == [
+        n - 1,
+        n,
+    ]
+    bad = client.get(f"/v1/games/{gid}/stream", headers={"Last-Event-ID": "x"})
+    assert bad.status_code == 400
+
+
+@pytest.mark.redis
+def test_a_live_stream_shows_each_seat_only_what_it_may_see(real_redis):
+    jobs = QueueDispatcher()
+    engine = Engine(Store(real_redis), jobs, test_games=True)
+    client = create_app(engine).test_client()
+    created = client.post(
+        "/v1/games",
+        json={
+            "game": "bataille",
+            "options": {"variant": "ouverte"},
+            "seats": [{"name": "a"}, {"name": "b"}],
+            "deal": {"packs": [["QS", "2S"], ["KH", "3H"]]},
+        },
+    ).json
+    gid, (a, b) = created["id"], [s["token"] for s in created["seats"]]
+    seen: dict[str, list] = {}
+
+    def watch(name: str, headers: dict) -> None:
+        seen[name] = read_stream(client, f"/v1/games/{gid}/stream?after=2", headers, limit=2)
+
+    watchers = [
+        threading.Thread(target=watch, args=("b", auth(b))),
+        threading.Thread(target=watch, args=("spectator", {})),
+    ]
+    for w in watchers:
+        w.start()
+    client.post(f"/v1/games/{gid}/actions", json={"type": "play", "card": "2S"}, headers=auth(a))
+    client.post(f"/v1/games/{gid}/actions", json={"type": "play", "card": "3H"}, headers=auth(b))
+    for w in watchers:
+        w.join(timeout=30)
+    for name in ("b", "spectator"):
+        (v3, t3, d3), (v4, t4, _) = seen[name]
+        assert (v3, t3, v4, t4) == (3, "committed", 4, "committed")
+        assert d3["data"]["card"] is None  # seat a's choice, before the reveal
+    assert seen["b"][1][2]["data"]["card"] == "3H"  # b sees its own
