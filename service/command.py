@@ -7,12 +7,14 @@ game's `decide` always sees the state its next event will follow.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from . import fairness
 from .chain import seal
-from .games.base import RuleError, not_your_turn
-from .state import apply, clone, game_of, open_seats
+from .games.base import RuleError, add_seconds, not_your_turn
+from .state import apply, bot_seats, clone, game_of, open_seats
+from .views import game_view
 
 
 class Command:
@@ -135,18 +137,32 @@ def act(state: dict, server_seed: bytes, seat: int, action: dict, now: str, acto
 
 
 def due_timers(state: dict) -> list[tuple[str, str]]:
-    """The game's clocks as (key, due time ISO 8601); none unless the game declares `timers`."""
+    """Every clock as (key, due time ISO 8601): the game's own (`timers`), and with
+    `move_timeout_s` one `move:<seat>` per awaited human seat."""
     if state.get("status") != "playing":
         return []
     timers = getattr(game_of(state), "timers", None)
-    return timers(state) if timers else []
+    clocks = list(timers(state)) if timers else []
+    timeout = state["options"].get("move_timeout_s")
+    if timeout:
+        bots = bot_seats(state)
+        for seat, since in sorted(state.get("awaited", {}).items()):
+            if int(seat) not in bots:
+                clocks.append((f"move:{seat}", add_seconds(since, timeout)))
+    return clocks
 
 
 def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
-    """Run a due clock through the game (`on_timer`), or None if it is no longer due."""
+    """Run a due clock, or None if it is no longer due. A move clock plays for its seat with
+    the game's `timeout_bot` (the event's actor is "clock"); a game clock runs `on_timer`."""
     due = dict(due_timers(state))
     if key not in due or due[key] > now:
         return None
+    if key.startswith("move:"):
+        seat = int(key.split(":", 1)[1])
+        bot = game_of(state).BOTS[state["options"]["timeout_bot"]]
+        rng = random.Random(f"{state['id']}|{state['version']}|{seat}|timeout")  # noqa: S311
+        return act(state, server_seed, seat, bot(game_view(state, seat), rng), now, "clock")
     cmd = Command(state, server_seed, now, "clock")
     cmd.game.on_timer(cmd, key)
     return cmd

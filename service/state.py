@@ -70,6 +70,17 @@ def apply(state: dict, event: dict) -> None:
     state["version"] = event["version"]
     state["hash"] = event["hash"]
     state["at"] = event["at"]
+    if state["options"].get("move_timeout_s"):
+        _track_waits(state, event["at"])
+
+
+def _track_waits(state: dict, at: str) -> None:
+    """Move clocks: since when each awaited seat has been waited for (kept while it still is)."""
+    if state["status"] != "playing":
+        state.pop("awaited", None)
+        return
+    before = state.get("awaited") or {}
+    state["awaited"] = {str(s): before.get(str(s), at) for s in game_of(state).to_move(state)}
 
 
 def evolve(state: dict, event: dict) -> dict:

@@ -42,7 +42,14 @@ def game_view(state: dict, seat: int | None) -> dict:
         "rounds": game.rounds(state),
         "result": state["result"],
         "seed_commitment": state["seed_commitment"],
+        "clocks": dict(_clocks(state)) if playing else {},
     }
+
+
+def _clocks(state: dict) -> list[tuple[str, str]]:
+    from .command import due_timers  # the clocks are the command side's; views only show them
+
+    return due_timers(state)
 
 
 def redact_event(event: dict, seat: int | None, state: dict) -> dict:

@@ -1,0 +1,103 @@
+"""What each seat (or a spectator, seat None) may see of a BATAYO game.
+
+Hidden while the game runs:
+- pack orders (the deal's shuffles, and with `gather: random` the order won cards go under a
+  pack): nobody, the owner included, sees a face-down pack;
+- a hand: only its owner (the cards drawn into it, the cards leaving play with it);
+- a committed card: only its owner, until the step's reveal;
+- a card taken at random in a BATAYO and put face down: only the player it was taken from (it
+  left their hand under their eyes); the taker takes blind and puts it face down unseen. It is
+  turned face up with the cards of its step's reveal, so the tie audit is complete.
+"""
+
+from __future__ import annotations
+
+from .rules import SEAT_SUITS, deadline, under_way
+
+
+def _entry(entry: dict, seat: int | None, owner: int) -> dict:
+    known = entry["shown"] or (
+        seat is not None
+        and (seat == owner if entry["how"] == "played" else seat == entry.get("from"))
+    )
+    out = {
+        "card": entry["card"] if known else None,
+        "how": entry["how"],
+        "step": entry["step"],
+        "face": "up" if entry["shown"] else "down",
+    }
+    if entry["how"] == "taken":
+        out["from"] = entry["from"]
+    return out
+
+
+def view(state: dict, seat: int | None) -> dict:
+    t = state["table"]
+    players = []
+    for s in range(len(t["hands"])):
+        players.append(
+            {
+                "seat": s,
+                "suit": SEAT_SUITS[s],
+                "pack": len(t["packs"][s]),
+                "hand": len(t["hands"][s]),
+                "cards": len(t["packs"][s]) + len(t["hands"][s]),
+                "out": t["out"][s],
+                "contender": s in t["contenders"] and not t["out"][s],
+                "committed": t["committed"][s] is not None,
+                "last_chance": (
+                    t["last_chance"][s]
+                    if t["committed"][s] is not None or t["step"] > 0
+                    else (t["phase"] == "trick" and not t["packs"][s] and not t["out"][s])
+                ),
+                "table": [_entry(e, seat, s) for e in t["put"][s]],
+            }
+        )
+    out = {
+        "phase": t["phase"] if state["status"] == "playing" else "over",
+        "trick": t["trick"],
+        "tricks": t["tricks"],
+        "batayo": t["step"] if t["phase"] == "trick" else 0,
+        "sudden_death": t["step"] if t["phase"] == "sudden_death" else 0,
+        "contenders": [s for s in t["contenders"] if not t["out"][s]],
+        "players": players,
+        "last_reveal": t["last"],
+        "batayos": t["batayos"],
+        "aside": list(t["aside"]),
+        "gone": len(t["gone"]),
+        "deadline": deadline(state),
+        "time_up": t["time_up"],
+        "under_way": under_way(t),
+    }
+    if seat is not None:
+        out["hand"] = list(t["hands"][seat])
+        out["your_card"] = t["committed"][seat]
+    return out
+
+
+def _hidden_ledger(d: dict) -> list[dict]:
+    return [{"op": e["op"], "why": e["why"], "hidden": True} for e in d.get("rng", [])]
+
+
+def redact(event: dict, seat: int | None, options: dict) -> dict:
+    d, kind = event["data"], event["type"]
+    hidden: dict = {}
+    if kind == "dealt":
+        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
+    elif kind == "drew":
+        hidden["cards"] = [
+            list(cs) if s == seat else [None] * len(cs) for s, cs in enumerate(d["cards"])
+        ]
+    elif kind in ("committed", "taken") and d["card"] is not None:
+        knower = d["seat"] if kind == "committed" else d["from"]
+        if knower != seat:
+            hidden["card"] = None
+    elif kind == "trick_won" and options.get("gather") == "random":
+        hidden["order"] = [None] * len(d["order"])
+    elif kind == "out" and d["seat"] != seat:
+        hidden["cards"] = [None] * len(d["cards"])
+    if not hidden:
+        return event
+    if "rng" in d:
+        hidden["rng"] = _hidden_ledger(d)
+    return {**event, "data": {**d, **hidden}}
