@@ -200,6 +200,15 @@ def verify(path) -> None:
     sys.exit(1)
 
 
+def _register_replay() -> None:
+    from .replay import replay
+
+    main.add_command(replay)
+
+
+_register_replay()
+
+
 if __name__ == "__main__":  # pragma: no cover
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     main()

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,12 @@ class RQDispatcher:
         if at is None:
             self.queue.enqueue(func, *args, **opts)
         else:
-            self.queue.enqueue_at(_when(at), func, *args, **opts)
+            # RQ keeps scheduled times in whole seconds, truncated: round up, or a job due at
+            # :05.7 would run at :05 and find itself early
+            when = _when(at)
+            if when.microsecond:
+                when = when.replace(microsecond=0) + timedelta(seconds=1)
+            self.queue.enqueue_at(when, func, *args, **opts)
 
 
 class QueueDispatcher:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import secrets
 from collections import OrderedDict
 from typing import Any
@@ -380,7 +381,7 @@ class Engine:
                     "fire_timer",
                     (game_id, timer_key),
                     at=due,
-                    job_id=f"timer-{game_id}-{timer_key}",
+                    job_id=_job_id("timer", game_id, timer_key, due),
                 )
 
     def bot_move(self, game_id: str, seat: int, version: int) -> str:
@@ -401,8 +402,18 @@ class Engine:
     def fire_timer(self, game_id: str, timer_key: str) -> str:
         for _ in range(MAX_RETRIES):
             state = self.load(game_id)
-            cmd = command.fire(state, self._seed(game_id), timer_key, self.clock())
+            now = self.clock()
+            cmd = command.fire(state, self._seed(game_id), timer_key, now)
             if cmd is None:
+                due = dict(command.due_timers(state)).get(timer_key)
+                if due is not None and due > now and self.dispatcher is not None:
+                    # woken early: sleep again until the clock really runs out
+                    self.dispatcher.enqueue(
+                        "fire_timer",
+                        (game_id, timer_key),
+                        at=due,
+                        job_id=_job_id("timer", game_id, timer_key, due, now),
+                    )
                 return "not due"
             try:
                 self._append(game_id, state, cmd)
@@ -415,6 +426,11 @@ class Engine:
     def due(self, game_id: str) -> None:
         """Enqueue again whatever the game is waiting for (a sweep after lost jobs)."""
         self._schedule(None, self.load(game_id))
+
+
+def _job_id(*parts: str) -> str:
+    """An RQ job id (letters, digits, `_` and `-` only), one per clock and due time."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(parts))
 
 
 def _without_tokens(answer: dict) -> dict:

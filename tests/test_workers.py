@@ -12,6 +12,7 @@ import pytest
 
 from service.dispatch import QUEUE, RQDispatcher
 from service.engine import Engine
+from service.games.base import add_seconds
 from service.store import Store
 from service.verify import verify
 from tests.conftest import REDIS_TEST_URL
@@ -19,15 +20,18 @@ from tests.conftest import REDIS_TEST_URL
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 
-def start_worker() -> subprocess.Popen:
+def start_worker(log: Path) -> subprocess.Popen:
+    """A real `rq worker --with-scheduler`; its log goes to a file (a pipe nobody reads would
+    fill up and stop the worker)."""
     rq = Path(sys.executable).parent / "rq"
     env = {**os.environ, "REDIS_URL": REDIS_TEST_URL}
-    return subprocess.Popen(
-        [str(rq), "worker", "--with-scheduler", "--url", REDIS_TEST_URL, QUEUE],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [str(rq), "worker", "--with-scheduler", "--url", REDIS_TEST_URL, QUEUE],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def wait_until(check, timeout: float) -> bool:
@@ -45,8 +49,9 @@ def engine(real_redis) -> Engine:
 
 
 @pytest.fixture
-def worker():
-    process = start_worker()
+def worker(tmp_path):
+    process = start_worker(tmp_path / "worker.log")
+    process.log = tmp_path / "worker.log"
     yield process
     process.terminate()
     try:
@@ -65,7 +70,7 @@ def test_a_bot_game_plays_itself_through_rq_jobs(engine, worker):
     )
     gid = created["id"]
     done = wait_until(lambda: engine.load(gid)["status"] == "finished", timeout=120)
-    assert done, worker.stderr.read1().decode() if worker.poll() is not None else "still running"
+    assert done, worker.log.read_text()[-3000:]
     events = engine.all_events(gid)
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
     assert verify(events)["ok"]
@@ -81,3 +86,27 @@ def test_a_stale_or_repeated_job_changes_nothing(engine):
         assert engine.bot_move(gid, 0, version) == "stale"
     assert engine.bot_move(gid, 1, after) == "stale"  # seat 1 is a person, not a bot
     assert engine.store.version(gid) == after
+
+
+def test_a_timed_batayo_game_ends_on_the_clock(engine, worker):
+    """RULES.md BATAYO 5: "With `time_limit_s`, the clock starts with the first trick. When it runs
+    out, a trick under way ... is played to its end ...; then the game stops". The RQ scheduler
+    fires the clock; ana never moves, so her move clock plays for her."""
+    created = engine.create(
+        {
+            "game": "batayo",
+            "options": {"time_limit_s": 2, "move_timeout_s": 1},
+            "seats": [{"name": "ana"}, {"bot": "greedy"}],
+        }
+    )
+    gid = created["id"]
+    done = wait_until(lambda: engine.load(gid)["status"] == "finished", timeout=60)
+    assert done, worker.log.read_text()[-3000:]
+    events = engine.all_events(gid)
+    time_up = [e for e in events if e["type"] == "time_up"]
+    assert len(time_up) == 1 and time_up[0]["actor"] == "clock"
+    started = events[1]["at"]
+    assert time_up[0]["at"] >= add_seconds(started, 2)
+    assert engine.load(gid)["result"]["reason"] in {"time", "sudden_death", "sudden_death_draw"}
+    assert any(e["actor"] == "clock" and e["type"] == "committed" for e in events)
+    assert verify(events)["ok"]

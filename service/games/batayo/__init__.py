@@ -18,12 +18,16 @@ Events (all but `committed` are the server's; `time_up` is the clock's):
 - `out` {seat, reason: lost_last_chance|no_cards, trick, cards}: the hand leaving play,
   hidden from the others.
 - `time_up` {trick, under_way}; `sudden_death` {round, seats, cards}.
+
+`ties` (in `audit.py`) is the tie audit of `GET /v1/games/{id}/ties`: BATAYO chains and sudden
+deaths, from the events as the caller sees them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
+from .audit import ties
 from .bots import BOTS
 from .rules import (
     NAME,
@@ -64,6 +68,7 @@ __all__ = [
     "setup",
     "start",
     "summarize",
+    "ties",
     "timers",
     "to_move",
     "view",

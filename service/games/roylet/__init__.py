@@ -15,6 +15,8 @@ Events (all but `played` come from the server):
 - `king_penalty` {round, index, trick}: rule 6, the King's trick handed to the Allies;
 - `round_ended` {round, result: king|allies|void, reason, tricks, captured, kings_taken, battles,
   counted, streak, voids}; then `dealt` for the next round, or the generic `ended`.
+
+`ties` (in `audit.py`) is the tie audit of `GET /v1/games/{id}/ties`: every void round.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from ..base import Option
+from .audit import ties
 from .bots import BOTS
 from .rules import (
     apply,
@@ -97,6 +100,7 @@ __all__ = [
     "setup",
     "start",
     "summarize",
+    "ties",
     "to_move",
     "view",
     "waiting_reason",
