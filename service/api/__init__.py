@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, Response, json
 
 from ..engine import Engine
-from . import games, problems
+from . import games, metrics, problems
 
 MAX_BODY = 64 * 1024
 
@@ -15,6 +15,7 @@ def create_app(engine: Engine) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["batayo.engine"] = engine
     problems.install(app)
+    metrics.install(app, engine)
     app.register_blueprint(games.bp)
 
     @app.get("/healthz")

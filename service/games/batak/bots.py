@@ -1,0 +1,590 @@
+"""Batak bots. Each reads only its seat's view (`service.views.game_view`) and returns one of
+`view["legal_actions"]`.
+
+- `random`: uniformly among the legal actions.
+- `greedy`: bids the lowest bid it may while a hand evaluation says it can make it; names its best
+  suit trump; leads masters (the highest card left of a suit) or low from its longest suit; wins
+  a trick with the cheapest card that wins it now, else plays its lowest card.
+- `expert`: determinized Monte Carlo. It infers from the cards played what each other seat cannot
+  hold (a void shown, and Batak's must-overtake rule: a seat that followed low or trumped low
+  holds nothing higher), samples the unseen cards into the other hands consistently with that,
+  plays each candidate card out to the end of the deal with a fast policy in every sample, and
+  keeps the card with the best average result. It bids and names trump from the same kind of
+  play-outs of its own hand as declarer.
+
+The fast engine works on bit masks: a hand is four 13-bit masks (suits S, H, D, C; bit r is rank
+r, 0 = the 2 and 12 = the ace).
+"""
+
+from __future__ import annotations
+
+from ...cards import SUITS
+from ..base import BotRng, random_bot
+
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
+FULL = (1 << 13) - 1
+
+# expert knobs
+BID_WORLDS = 32  # sampled deals to evaluate a hand in the auction (per candidate trump)
+PLAY_ROLLOUTS = 300  # play-outs per card decision (spread over the candidate cards)
+MIN_WORLDS = 16
+MAX_WORLDS = 80
+RELATIVE = 0.5  # ihaleli: own points minus this times the others' average
+DEFEND_SHARE = 0.5  # what a hand is worth in tricks when someone else declares (share of E[k])
+
+
+def card_int(card: str) -> tuple[int, int]:
+    return SUIT_INDEX[card[-1]], RANKS.index(card[:-1])
+
+
+def card_text(s: int, r: int) -> str:
+    return RANKS[r] + SUITS[s]
+
+
+def _masks(cards: list[str]) -> list[int]:
+    h = [0, 0, 0, 0]
+    for c in cards:
+        s, r = card_int(c)
+        h[s] |= 1 << r
+    return h
+
+
+def _low(m: int) -> int:
+    return (m & -m).bit_length() - 1
+
+
+# -- the fast play-out -----------------------------------------------------------------------------
+
+
+def _lead(h: list[list[int]], p: int, trump: int, broken: bool) -> tuple[int, int]:
+    """The play-out policy's lead: a master card of a side suit nobody can ruff, a master trump
+    once trump may be led, else low from the longest side suit."""
+    hp = h[p]
+    q1, q2, q3 = h[(p + 1) & 3], h[(p + 2) & 3], h[(p + 3) & 3]
+    best_s, best_len = -1, -1
+    for s in range(4):
+        m = hp[s]
+        if not m or s == trump:
+            continue
+        hi = m.bit_length() - 1
+        if not ((q1[s] | q2[s] | q3[s]) >> hi) and not (
+            (not q1[s] and q1[trump]) or (not q2[s] and q2[trump]) or (not q3[s] and q3[trump])
+        ):
+            return s, hi
+        n = m.bit_count()
+        if n > best_len:
+            best_s, best_len = s, n
+    t = hp[trump]
+    if t and (broken or best_s < 0):
+        hi = t.bit_length() - 1
+        others = q1[trump] | q2[trump] | q3[trump]
+        if others and not (others >> hi):
+            return trump, hi
+        if best_s < 0:
+            return trump, _low(t)
+    return best_s, _low(hp[best_s])
+
+
+def play_out(
+    h: list[list[int]],
+    trump: int,
+    broken: bool,
+    trick: list[tuple[int, int, int]],
+    nxt: int,
+    taken: list[int],
+    overtake: bool,
+    record: list | None = None,
+) -> list[int]:
+    """Play the deal to its end with every hand known (`h` is changed), adding tricks to `taken`.
+
+    `trick` is the trick in play as (seat, suit, rank), possibly complete; `nxt` the seat to play
+    (or, when the trick is empty, to lead). `record`, if given, receives every (seat, suit, rank)
+    played, so tests can check the play-out against the rules."""
+    left = sum(m.bit_count() for hp in h for m in hp)
+    n = len(trick)
+    led = top_led = top_led_seat = top_tr = top_tr_seat = -1
+    if trick:
+        led = trick[0][1]
+        for p, s, r in trick:
+            if s == led:
+                if r > top_led:
+                    top_led, top_led_seat = r, p
+            elif s == trump and r > top_tr:
+                top_tr, top_tr_seat = r, p
+    p = nxt
+    while True:
+        if n == 4:
+            w = top_tr_seat if top_tr >= 0 else top_led_seat
+            taken[w] += 1
+            if not left:
+                return taken
+            p, n = w, 0
+        hp = h[p]
+        if n == 0:
+            s, r = _lead(h, p, trump, broken)
+            led, top_led, top_led_seat, top_tr, top_tr_seat = s, r, p, -1, -1
+        else:
+            m = hp[led]
+            if m:
+                s = led
+                if top_tr >= 0 and not overtake:
+                    r = _low(m)
+                else:
+                    hi = m >> (top_led + 1) << (top_led + 1)
+                    if not hi:
+                        r = _low(m)
+                    elif top_tr >= 0:
+                        r = _low(hi)
+                    else:
+                        threat, ruff, q = 0, False, p
+                        for _ in range(3 - n):
+                            q = (q + 1) & 3
+                            hq = h[q]
+                            threat |= hq[led]
+                            if not hq[led] and led != trump and hq[trump]:
+                                ruff = True
+                        if ruff or not threat:
+                            r = _low(hi)
+                        else:
+                            b = threat.bit_length()
+                            sure = hi >> b << b
+                            r = _low(sure) if sure else _low(hi)
+                if r > top_led:
+                    top_led, top_led_seat = r, p
+            elif hp[trump]:
+                s = trump
+                t = hp[trump]
+                if top_tr >= 0:
+                    over = t >> (top_tr + 1) << (top_tr + 1)
+                    if over:
+                        t = over
+                r = _low(t)
+                broken = True
+                if r > top_tr:
+                    top_tr, top_tr_seat = r, p
+            else:
+                s, r = -1, 99
+                for x in range(4):
+                    if hp[x]:
+                        lr = _low(hp[x])
+                        if lr < r:
+                            s, r = x, lr
+        hp[s] ^= 1 << r
+        if record is not None:
+            record.append((p, s, r))
+        left -= 1
+        n += 1
+        p = (p + 1) & 3
+
+
+def deal_score(taken: list[int], declarer: int, bid: int, esli: bool) -> list[int]:
+    """RULES.md Batak rule 5, per seat (a team's points for each member in esli)."""
+    if esli:
+        team = [taken[0] + taken[2], taken[1] + taken[3]]
+        d = declarer & 1
+        if team[d] < bid:
+            team[d] = -bid
+        return [team[0], team[1], team[0], team[1]]
+    pts = list(taken)
+    if pts[declarer] < bid:
+        pts[declarer] = -bid
+    return pts
+
+
+def _utility(taken: list[int], me: int, declarer: int, bid: int, esli: bool) -> float:
+    pts = deal_score(taken, declarer, bid, esli)
+    if esli:
+        return pts[me] - pts[(me + 1) & 3]
+    return pts[me] - RELATIVE * (sum(pts) - pts[me]) / 3
+
+
+# -- what a seat knows ----------------------------------------------------------------------------
+
+
+def constraints(table: dict, overtake: bool) -> list[list[int]]:
+    """For each seat and suit, the ranks it may still hold, from the cards played this deal:
+    - not following the led suit shows a void; not trumping then shows no trump either;
+    - following below the highest card of the led suit when the rules would force a higher one
+      shows it holds none higher; trumping below a trump in the trick shows no higher trump;
+    - leading trump before trump is broken shows a hand of trumps only."""
+    allow = [[FULL] * 4 for _ in range(4)]
+    trump = SUIT_INDEX[table["trump"]] if table["trump"] else -1
+    broken = False
+    for cards in [*(tr["cards"] for tr in table["tricks"]), table["trick"]]:
+        led = top_led = top_tr = -1
+        for i, play in enumerate(cards):
+            seat = play["seat"]
+            s, r = card_int(play["card"])
+            if i == 0:
+                led, top_led = s, r
+                if s == trump and not broken:
+                    for x in range(4):
+                        if x != trump:
+                            allow[seat][x] = 0
+                continue
+            if s == led:
+                forced = not (top_tr >= 0 and not overtake)
+                if forced and r < top_led:
+                    allow[seat][led] &= (1 << (top_led + 1)) - 1
+                top_led = max(top_led, r)
+                continue
+            allow[seat][led] = 0
+            if s == trump:
+                broken = True
+                if top_tr >= 0 and r < top_tr:
+                    allow[seat][trump] &= (1 << (top_tr + 1)) - 1
+                top_tr = max(top_tr, r)
+            elif trump >= 0:
+                allow[seat][trump] = 0
+    return allow
+
+
+def sample_world(
+    rng: BotRng,
+    unseen: list[tuple[int, int]],
+    counts: list[int],
+    allow: list[list[int]],
+    me: int,
+    mine: list[int],
+) -> list[list[int]]:
+    """Deal the unseen cards to the other seats (their hand sizes), each card only to a seat that
+    may hold it; the most constrained cards go first. Relaxes the constraints if it cannot."""
+    others = [q for q in range(4) if q != me]
+    for level in (0, 1, 2):
+        for _ in range(12 if level == 0 else 4):
+            cards = list(unseen)
+            rng.shuffle(cards)
+            if level == 0:
+                elig = [[q for q in others if allow[q][s] >> r & 1] for s, r in cards]
+            elif level == 1:  # voids only
+                elig = [[q for q in others if allow[q][s]] for s, r in cards]
+            else:
+                elig = [others for _ in cards]
+            order = sorted(range(len(cards)), key=lambda i: len(elig[i]))
+            cap = list(counts)
+            h = [[0, 0, 0, 0] for _ in range(4)]
+            h[me] = list(mine)
+            for i in order:
+                qs = [q for q in elig[i] if cap[q] > 0]
+                if not qs:
+                    break
+                if len(qs) == 1:
+                    q = qs[0]
+                else:
+                    x = rng.random() * sum(cap[q] for q in qs)
+                    for q in qs:
+                        x -= cap[q]
+                        if x < 0:
+                            break
+                s, r = cards[i]
+                h[q][s] |= 1 << r
+                cap[q] -= 1
+            else:
+                return h
+    raise AssertionError("unreachable: unconstrained dealing cannot fail")
+
+
+# -- hand evaluation ------------------------------------------------------------------------------
+
+
+def heuristic_tricks(hand: list[str]) -> tuple[float, str]:
+    """A quick count of the tricks a hand can take as declarer, with its best trump suit."""
+    h = _masks(hand)
+    best = (-1.0, "S")
+    for t in range(4):
+        total = 0.0
+        for s in range(4):
+            m = h[s]
+            n = m.bit_count()
+            ace, king, queen, jack = (m >> 12) & 1, (m >> 11) & 1, (m >> 10) & 1, (m >> 9) & 1
+            if s == t:
+                total += ace + 0.9 * king * (n >= 2) + 0.7 * queen * (n >= 3)
+                total += 0.4 * jack * (n >= 4) + 0.9 * max(0, n - 3)
+            else:
+                total += ace + 0.7 * king * (n >= 2) + 0.3 * queen * (n >= 3)
+                total += 0.5 * (n == 0) + 0.25 * (n == 1)
+        if total > best[0]:
+            best = (total, SUITS[t])
+    return best
+
+
+def declarer_tricks(
+    hand: list[str],
+    me: int,
+    rng: BotRng,
+    suits: list[int],
+    worlds: int,
+    overtake: bool,
+    esli: bool = False,
+) -> dict[int, list[int]]:
+    """Tricks the hand (in esli: with its partner) takes as declarer, leading first, per
+    candidate trump suit, over `worlds` random deals of the other 39 cards."""
+    mine = _masks(hand)
+    held = set(hand)
+    unseen = [card_int(r + s) for s in SUITS for r in RANKS if r + s not in held]
+    out: dict[int, list[int]] = {t: [] for t in suits}
+    others = [q for q in range(4) if q != me]
+    for _ in range(worlds):
+        rng.shuffle(unseen)
+        base = [[0, 0, 0, 0] for _ in range(4)]
+        base[me] = list(mine)
+        for i, (s, r) in enumerate(unseen):
+            base[others[i % 3]][s] |= 1 << r
+        for t in suits:
+            h = [list(x) for x in base]
+            taken = play_out(h, t, False, [], me, [0, 0, 0, 0], overtake)
+            out[t].append(taken[me] + (taken[(me + 2) & 3] if esli else 0))
+    return out
+
+
+def _trump_candidates(hand: list[str]) -> list[int]:
+    h = _masks(hand)
+    ranked = sorted(range(4), key=lambda s: (h[s].bit_count(), h[s]), reverse=True)
+    return ranked[:2]
+
+
+def _contract_value(ks: list[int], bid: int) -> float:
+    return sum(k if k >= bid else -bid for k in ks) / len(ks)
+
+
+# -- greedy ---------------------------------------------------------------------------------------
+
+
+def _value(card: str) -> int:
+    return RANKS.index(card[:-1])
+
+
+def _winning(trick: list[dict], trump: str | None) -> tuple[str, int]:
+    """The card currently winning the trick and its seat."""
+    best = trick[0]
+    for p in trick[1:]:
+        c, b = p["card"], best["card"]
+        if (c[-1] == b[-1] and _value(c) > _value(b)) or (c[-1] == trump and b[-1] != trump):
+            best = p
+    return best["card"], best["seat"]
+
+
+def _beats(card: str, best: str, trump: str | None) -> bool:
+    if card[-1] == best[-1]:
+        return _value(card) > _value(best)
+    return card[-1] == trump
+
+
+def greedy(view: dict, rng: BotRng) -> dict:
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    t = view["table"]
+    kind = legal[0]["type"]
+    if kind in ("bid", "pass"):
+        bids = [a for a in legal if a["type"] == "bid"]
+        if len(bids) == len(legal):  # the dealer must bid: the minimum
+            return bids[0]
+        if t["mode"] == "esli" and t["high_bidder"] == (view["you"] + 2) % 4:
+            return {"type": "pass"}
+        estimate, _ = heuristic_tricks(t["hand"])
+        if t["mode"] == "esli":
+            estimate += 3  # the partner's share
+        return bids[0] if bids and bids[0]["tricks"] <= estimate else {"type": "pass"}
+    if kind == "trump":
+        return {"type": "trump", "suit": heuristic_tricks(t["hand"])[1]}
+    cards = [a["card"] for a in legal]
+    trump = t["trump"]
+    if not t["trick"]:
+        gone = set(t["played"]) | set(t["hand"])
+        masters = [
+            c
+            for c in cards
+            if all(r + c[-1] in gone for r in RANKS[_value(c) + 1 :]) and c[-1] != trump
+        ]
+        if masters:
+            return {"type": "play", "card": max(masters, key=_value)}
+        side = [c for c in cards if c[-1] != trump] or cards
+        length = {s: sum(1 for c in t["hand"] if c[-1] == s) for s in SUITS}
+        pick = min(side, key=lambda c: (-length[c[-1]], _value(c)))
+        return {"type": "play", "card": pick}
+    best, seat = _winning(t["trick"], trump)
+    partner_winning = t["mode"] == "esli" and seat == (view["you"] + 2) % 4
+    winners = [c for c in cards if _beats(c, best, trump)]
+    if winners and not partner_winning:
+        return {"type": "play", "card": min(winners, key=lambda c: (c[-1] == trump, _value(c)))}
+    return {"type": "play", "card": min(cards, key=lambda c: (c[-1] == trump, _value(c)))}
+
+
+# -- expert ---------------------------------------------------------------------------------------
+
+
+def _expert(view: dict, rng: BotRng) -> tuple[dict, str]:
+    legal = view["legal_actions"]
+    if not legal:
+        return {}, "it is not your turn"
+    t = view["table"]
+    kind = legal[0]["type"]
+    if kind in ("bid", "pass"):
+        return _expert_bid(view, rng)
+    if kind == "trump":
+        return _expert_trump(view, rng)
+    if len(legal) == 1:
+        return legal[0], f"{legal[0]['card']} is your only legal card"
+    return _expert_play(view, rng, t)
+
+
+def _overtake(view: dict) -> bool:
+    return view["options"].get("must_overtake_when_trumped", True)
+
+
+def _expert_bid(view: dict, rng: BotRng) -> tuple[dict, str]:
+    legal = view["legal_actions"]
+    t = view["table"]
+    bids = [a for a in legal if a["type"] == "bid"]
+    if len(bids) == len(legal):
+        low = bids[0]["tricks"]
+        return bids[0], f"the first three passed: as dealer you must bid, and {low} is the safest"
+    me = view["you"]
+    esli = t["mode"] == "esli"
+    if esli and t["high_bidder"] == (me + 2) % 4:
+        return {"type": "pass"}, "pass: your partner holds the highest bid"
+    suits = _trump_candidates(t["hand"])
+    table = declarer_tricks(t["hand"], me, rng, suits, BID_WORLDS, _overtake(view), esli)
+    low = bids[0]["tricks"] if bids else 14
+    expected = max(sum(ks) / len(ks) for ks in table.values())
+    best_suit = max(suits, key=lambda s: _contract_value(table[s], low) if bids else 0)
+    worth = _contract_value(table[best_suit], low) if bids else -99
+    defend = DEFEND_SHARE * expected
+    if bids and worth > defend:
+        made = sum(k >= low for k in table[best_suit]) / len(table[best_suit])
+        return bids[0], (
+            f"bid {low}: with {SUIT_WORDS[best_suit]} as trump you expect about {expected:.1f} "
+            f"tricks and make {low} in {made:.0%} of sampled deals"
+        )
+    return {"type": "pass"}, (
+        f"pass: about {expected:.1f} tricks expected with your best trump, "
+        f"not enough to risk a bid of {low}"
+        if bids
+        else "pass: no higher bid is possible"
+    )
+
+
+def _expert_trump(view: dict, rng: BotRng) -> tuple[dict, str]:
+    t = view["table"]
+    bid = t["bid"]
+    suits = [s for s in range(4) if any(c[-1] == SUITS[s] for c in t["hand"])] or [0]
+    esli = t["mode"] == "esli"
+    table = declarer_tricks(t["hand"], view["you"], rng, suits, BID_WORLDS, _overtake(view), esli)
+    best = max(suits, key=lambda s: (_contract_value(table[s], bid), sum(table[s])))
+    ks = table[best]
+    made = sum(k >= bid for k in ks) / len(ks)
+    return {"type": "trump", "suit": SUITS[best]}, (
+        f"{SUIT_WORDS[best]} as trump: about {sum(ks) / len(ks):.1f} tricks expected, "
+        f"{made:.0%} of sampled deals make your {bid}"
+    )
+
+
+def _expert_play(view: dict, rng: BotRng, t: dict) -> tuple[dict, str]:
+    me = view["you"]
+    overtake = _overtake(view)
+    esli = t["mode"] == "esli"
+    trump = SUIT_INDEX[t["trump"]]
+    mine = _masks(t["hand"])
+    seen = set(t["played"]) | set(t["hand"])
+    unseen = [card_int(r + s) for s in SUITS for r in RANKS if r + s not in seen]
+    counts = [0 if q == me else t["hand_counts"][q] for q in range(4)]
+    allow = constraints(t, overtake)
+    trick = [(p["seat"], *card_int(p["card"])) for p in t["trick"]]
+    cands = _distinct([a["card"] for a in view["legal_actions"]], seen)
+    if len(cands) == 1:
+        card = cands[0]
+        return {"type": "play", "card": card}, f"{card}: your legal cards are all worth the same"
+    worlds = max(MIN_WORLDS, min(MAX_WORLDS, PLAY_ROLLOUTS // len(cands)))
+    totals = dict.fromkeys(cands, 0.0)
+    wins = dict.fromkeys(cands, 0)
+    tricks_now = list(t["tricks_taken"])
+    for _ in range(worlds):
+        world = sample_world(rng, unseen, counts, allow, me, mine)
+        for card in cands:
+            s, r = card_int(card)
+            h = [list(x) for x in world]
+            h[me][s] ^= 1 << r
+            taken = play_out(
+                h,
+                trump,
+                t["trump_broken"] or (bool(trick) and s == trump and trick[0][1] != trump),
+                [*trick, (me, s, r)],
+                (me + 1) & 3,
+                list(tricks_now),
+                overtake,
+            )
+            totals[card] += _utility(taken, me, t["declarer"], t["bid"], esli)
+            wins[card] += taken[me] - tricks_now[me]
+    best = max(cands, key=lambda c: (totals[c], -_value(c)))
+    avg = totals[best] / worlds
+    more = wins[best] / worlds
+    return {"type": "play", "card": best}, (
+        f"{best}: best of {len(cands)} choices over {worlds} sampled deals consistent with what "
+        f"you have seen (about {more:.1f} more tricks for you, score margin {avg:+.1f})"
+    )
+
+
+def _distinct(cards: list[str], seen: set[str]) -> list[str]:
+    """One card per group of equivalent cards: same suit with nothing unseen between them."""
+    out = []
+    by_suit: dict[str, list[str]] = {}
+    for c in cards:
+        by_suit.setdefault(c[-1], []).append(c)
+    for s, group in by_suit.items():
+        group.sort(key=_value)
+        prev = None
+        for c in group:
+            if prev is not None and all(r + s in seen for r in RANKS[_value(prev) + 1 : _value(c)]):
+                prev = c
+                continue
+            out.append(c)
+            prev = c
+    return out
+
+
+def expert(view: dict, rng: BotRng) -> dict:
+    return _expert(view, rng)[0]
+
+
+class _SplitMix:
+    """A small deterministic generator for `hint` (the rules package imports no `random`)."""
+
+    def __init__(self, seed: int) -> None:
+        self.x = seed & 0xFFFFFFFFFFFFFFFF
+
+    def _next(self) -> int:
+        self.x = (self.x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def random(self) -> float:
+        return (self._next() >> 11) / float(1 << 53)
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        lo, hi = (0, start) if stop is None else (start, stop)
+        return lo + self._next() % (hi - lo)
+
+    def choice(self, seq):
+        return seq[self.randrange(len(seq))]
+
+    def shuffle(self, x: list) -> None:
+        for i in range(len(x) - 1, 0, -1):
+            j = self.randrange(i + 1)
+            x[i], x[j] = x[j], x[i]
+
+
+def hint(view: dict) -> dict:
+    """The expert's suggested action for the viewing seat, with a one-line reason."""
+    if not view.get("legal_actions"):
+        return {"action": None, "reason": "you have nothing to do now"}
+    rng = _SplitMix(view.get("version", 0) * 4 + (view.get("you") or 0))
+    action, reason = _expert(view, rng)
+    return {"action": action, "reason": reason}
+
+
+BOTS = {"random": random_bot, "greedy": greedy, "expert": expert}

@@ -1,0 +1,639 @@
+"""Batak: RULES.md, Batak section (seed 002). The rules, the reducer and what each seat sees.
+
+Table state (`state["table"]`), all per the current deal unless said otherwise:
+`deal` (1-based number of the deal in play), `deals_played`, `dealer`, `phase` (`bidding`,
+`trump`, `play`, `scored`), `turn` (the seat awaited, or None), `hands` (per seat, in the order
+the cards were dealt, minus the cards played), `auction` (every bid and pass in order),
+`passed`, `high_bid`, `high_bidder`, `declarer`, `bid` (the contract), `trump`, `trump_broken`,
+`trick` (the trick in play: `{"seat", "card"}` in play order), `leader`, `tricks` (the completed
+tricks: `{"number", "leader", "cards", "winner"}`), `tricks_taken` (per seat), and over the whole
+game `scores` (one record per deal played) and `totals` (per seat; in `esli` a seat's total is
+its team's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...cards import SUITS, BadCard, parse_card, suit, value
+from ...cards import deck as full_deck
+from ..base import Option, RuleError, bad_action, max_rounds, not_your_turn, result
+
+NAME = "batak"
+TITLE = "Batak"
+SEATS = 4
+TRICKS = 13
+MAX_BID = 13
+
+SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+RANK_NAMES = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+
+
+OPTIONS = [
+    Option(
+        "mode",
+        "ihaleli",
+        choices=("ihaleli", "esli"),
+        doc="ihaleli: auction, each for themselves; esli: teams, seats 0+2 against 1+3",
+    ),
+    Option("deals", 5, choices=(3, 5, 10), doc="deals in a game (more while the top is tied)"),
+    Option("first_dealer", 0, min=0, max=3, doc="the seat that deals first"),
+    Option(
+        "must_overtake_when_trumped",
+        True,
+        doc="a player following suit must beat the led suit's highest card even after a trump",
+    ),
+    max_rounds(40, "deals after which the leader wins (round_limit)"),
+]
+
+
+def seat_count(options: dict) -> int:
+    return SEATS
+
+
+def deck(options: dict) -> list[str]:
+    return full_deck()
+
+
+def teams(options: dict) -> list[list[int]]:
+    """The scoring units: the two teams in `esli`, else every seat alone."""
+    if options["mode"] == "esli":
+        return [[0, 2], [1, 3]]
+    return [[s] for s in range(SEATS)]
+
+
+def min_bid(options: dict) -> int:
+    """Rule 1: minimum 4 (`esli`: 7)."""
+    return 7 if options["mode"] == "esli" else 4
+
+
+def card_name(card: str) -> str:
+    rank = card[:-1]
+    return f"the {RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit(card)]}s"
+
+
+def setup(options: dict) -> dict:
+    return {
+        "deal": 0,
+        "deals_played": 0,
+        "dealer": options["first_dealer"],
+        "phase": "dealing",
+        "turn": None,
+        "hands": [[] for _ in range(SEATS)],
+        "auction": [],
+        "passed": [False] * SEATS,
+        "high_bid": None,
+        "high_bidder": None,
+        "declarer": None,
+        "bid": None,
+        "trump": None,
+        "trump_broken": False,
+        "trick": [],
+        "leader": None,
+        "tricks": [],
+        "tricks_taken": [0] * SEATS,
+        "scores": [],
+        "totals": [0] * SEATS,
+    }
+
+
+# -- the legal cards (rule 3) ----------------------------------------------------------------------
+
+
+def refusal(
+    hand: list[str],
+    trick: list[dict],
+    trump: str,
+    broken: bool,
+    overtake_when_trumped: bool,
+    card: str,
+) -> tuple[str, str] | None:
+    """Why `card` may not be played now (a stable code and words), or None if it may.
+
+    RULES.md, Batak, rule 3, in its order: follow suit, and beat the led suit's highest card if
+    you can (even when the trick has been trumped, per `must_overtake_when_trumped`); void: a
+    trump, higher than every trump in the trick if you can; neither: any card; leading: no trump
+    until trump is broken, unless the hand holds only trumps.
+    """
+    if card not in hand:
+        return "card_not_in_hand", f"{card} is not in your hand"
+    if not trick:
+        if suit(card) == trump and not broken and any(suit(c) != trump for c in hand):
+            return (
+                "trump_not_broken",
+                f"trump ({SUIT_NAMES[trump]}s) is not broken yet: no trump has been played on "
+                "another suit's lead, and you hold other suits, so you may not lead a trump",
+            )
+        return None
+    led = suit(trick[0]["card"])
+    follow = [c for c in hand if suit(c) == led]
+    if follow:
+        if suit(card) != led:
+            return "must_follow_suit", f"you hold a {SUIT_NAMES[led]}: you must follow suit"
+        trumped = led != trump and any(suit(p["card"]) == trump for p in trick)
+        if trumped and not overtake_when_trumped:
+            return None
+        top = max((p["card"] for p in trick if suit(p["card"]) == led), key=value)
+        if value(card) < value(top) and any(value(c) > value(top) for c in follow):
+            higher = ", ".join(c for c in follow if value(c) > value(top))
+            return (
+                "must_overtake",
+                f"you can beat {card_name(top)}, the highest {SUIT_NAMES[led]} in the trick: "
+                f"you must play a higher one ({higher})",
+            )
+        return None
+    trumps = [c for c in hand if suit(c) == trump]
+    if trumps:
+        if suit(card) != trump:
+            return (
+                "must_trump",
+                f"you have no {SUIT_NAMES[led]} but you hold a trump: you must play a "
+                f"{SUIT_NAMES[trump]}",
+            )
+        in_trick = [p["card"] for p in trick if suit(p["card"]) == trump]
+        if in_trick:
+            top = max(in_trick, key=value)
+            if value(card) < value(top) and any(value(c) > value(top) for c in trumps):
+                higher = ", ".join(c for c in trumps if value(c) > value(top))
+                return (
+                    "must_overtrump",
+                    f"you can beat {card_name(top)}, the highest trump in the trick: you must "
+                    f"play a higher trump ({higher})",
+                )
+    return None
+
+
+def legal_cards(
+    hand: list[str], trick: list[dict], trump: str, broken: bool, overtake_when_trumped: bool
+) -> list[str]:
+    return [
+        c for c in hand if refusal(hand, trick, trump, broken, overtake_when_trumped, c) is None
+    ]
+
+
+def trick_winner(trick: list[dict], trump: str) -> int:
+    """Rule 4: the highest trump, else the highest card of the led suit."""
+    led = suit(trick[0]["card"])
+    trumps = [p for p in trick if suit(p["card"]) == trump]
+    pool = trumps or [p for p in trick if suit(p["card"]) == led]
+    return max(pool, key=lambda p: value(p["card"]))["seat"]
+
+
+# -- the deal ------------------------------------------------------------------------------------
+
+
+def check_deal(deal: Any, options: dict) -> list[list[str]]:
+    """A test deal for the first deal: `{"hands": [[13 cards], x4]}`, all 52 cards once each."""
+    hands = deal.get("hands") if isinstance(deal, dict) else None
+    if not isinstance(deal, dict) or set(deal) != {"hands"} or not isinstance(hands, list):
+        raise bad_action("deal must be {'hands': [[13 cards] for each of the 4 seats]}")
+    if len(hands) != SEATS or any(not isinstance(h, list) or len(h) != TRICKS for h in hands):
+        raise bad_action("deal must give 13 cards to each of the 4 seats")
+    seen: set[str] = set()
+    for hand in hands:
+        for card in hand:
+            try:
+                parse_card(card)
+            except BadCard as e:
+                raise bad_action(str(e)) from None
+            if card in seen:
+                raise bad_action(f"{card} is dealt twice")
+            seen.add(card)
+    return [list(h) for h in hands]
+
+
+def start(cmd, deal: dict | None) -> None:
+    _deal(cmd, check_deal(deal, cmd.state["options"]) if deal is not None else None)
+
+
+def _deal(cmd, hands: list[list[str]] | None) -> None:
+    """Shuffle the 52 cards and deal them one at a time, starting at the dealer's right.
+
+    The first deal is dealt by `first_dealer`; the deal then passes to the right (seat + 1).
+    """
+    t = cmd.state["table"]
+    number = t["deal"] + 1
+    dealer = t["dealer"] if number == 1 else (t["dealer"] + 1) % SEATS
+    if hands is None:
+        cards = cmd.rng.shuffle(full_deck(), f"deck for deal {number}")
+        hands = [[] for _ in range(SEATS)]
+        for i, card in enumerate(cards):
+            hands[(dealer + 1 + i) % SEATS].append(card)
+    cmd.emit("dealt", {"deal": number, "dealer": dealer, "hands": hands}, actor="server")
+
+
+# -- whose move, and which ------------------------------------------------------------------------
+
+
+def to_move(state: dict) -> list[int]:
+    if state["status"] != "playing":
+        return []
+    turn = state["table"]["turn"]
+    return [] if turn is None else [turn]
+
+
+def _dealer_forced(t: dict, seat: int) -> bool:
+    """Rule 1: the first three players passed, so the dealer must bid."""
+    return seat == t["dealer"] and t["high_bid"] is None and sum(t["passed"]) == SEATS - 1
+
+
+def _lowest_bid(t: dict, options: dict) -> int:
+    low = min_bid(options)
+    return low if t["high_bid"] is None else max(low, t["high_bid"] + 1)
+
+
+def legal_actions(state: dict, seat: int | None) -> list[dict]:
+    if seat not in to_move(state):
+        return []
+    t, options = state["table"], state["options"]
+    if t["phase"] == "bidding":
+        bids = [{"type": "bid", "tricks": n} for n in range(_lowest_bid(t, options), MAX_BID + 1)]
+        return bids if _dealer_forced(t, seat) else [*bids, {"type": "pass"}]
+    if t["phase"] == "trump":
+        return [{"type": "trump", "suit": s} for s in SUITS]
+    if t["phase"] == "play":
+        hand = t["hands"][seat]
+        cards = legal_cards(
+            hand, t["trick"], t["trump"], t["trump_broken"], options["must_overtake_when_trumped"]
+        )
+        return [{"type": "play", "card": c} for c in cards]
+    return []
+
+
+def waiting_reason(state: dict, seat: int) -> RuleError:
+    t = state["table"]
+    if t["turn"] is None:
+        return not_your_turn("nobody is to move now")
+    doing = {"bidding": "bid", "trump": "name trump", "play": "play"}.get(t["phase"], "move")
+    return not_your_turn(f"it is seat {t['turn']}'s turn to {doing}")
+
+
+# -- the command side -----------------------------------------------------------------------------
+
+_SHAPES = {
+    "bid": ({"type", "tricks"}, '{"type": "bid", "tricks": N}'),
+    "pass": ({"type"}, '{"type": "pass"}'),
+    "trump": ({"type", "suit"}, '{"type": "trump", "suit": "S"}'),
+    "play": ({"type", "card"}, '{"type": "play", "card": "QH"}'),
+}
+_PHASE_OF = {"bid": "bidding", "pass": "bidding", "trump": "trump", "play": "play"}
+_PHASE_WORDS = {
+    "bidding": "the auction is on: bid or pass",
+    "trump": "the declarer must name trump now",
+    "play": "the cards are being played",
+}
+
+
+def decide(cmd, seat: int, action: dict) -> None:
+    state = cmd.state
+    t = state["table"]
+    kind = action.get("type") if isinstance(action, dict) else None
+    if kind not in _SHAPES:
+        raise bad_action("a Batak action is bid, pass, trump or play")
+    keys, shape = _SHAPES[kind]
+    if set(action) != keys:
+        raise bad_action(f"this action is {shape}")
+    if _PHASE_OF[kind] != t["phase"]:
+        raise RuleError("wrong_phase", f"you cannot {kind} now: {_PHASE_WORDS[t['phase']]}", 409)
+    if kind in ("bid", "pass"):
+        _decide_bid(cmd, seat, action)
+    elif kind == "trump":
+        if action["suit"] not in SUITS:
+            raise bad_action("suit must be one of S, H, D, C")
+        cmd.emit("trump", {"seat": seat, "suit": action["suit"]})
+    else:
+        _decide_play(cmd, seat, action["card"])
+
+
+def _decide_bid(cmd, seat: int, action: dict) -> None:
+    """Rule 1: bid higher than the highest bid so far (minimum 4, `esli` 7; maximum 13) or pass
+    for good; the auction ends when all others have passed or someone bids 13; if the first three
+    pass, the dealer must bid."""
+    state = cmd.state
+    t, options = state["table"], state["options"]
+    if action["type"] == "pass":
+        if _dealer_forced(t, seat):
+            raise RuleError(
+                "dealer_must_bid",
+                f"the first three players passed: as dealer you must bid, "
+                f"{min_bid(options)} or more",
+            )
+        cmd.emit("pass", {"seat": seat})
+    else:
+        tricks = action["tricks"]
+        if not isinstance(tricks, int) or isinstance(tricks, bool):
+            raise bad_action("tricks must be a whole number")
+        low = min_bid(options)
+        if tricks < low:
+            raise RuleError("bid_too_low", f"the minimum bid is {low}")
+        if t["high_bid"] is not None and tricks <= t["high_bid"]:
+            raise RuleError(
+                "bid_too_low",
+                f"you must bid more than {t['high_bid']}, the highest bid so far",
+            )
+        if tricks > MAX_BID:
+            raise RuleError("bid_too_high", f"the maximum bid is {MAX_BID}")
+        cmd.emit("bid", {"seat": seat, "tricks": tricks})
+    t = state["table"]
+    if t["high_bid"] == MAX_BID or (t["high_bid"] is not None and sum(t["passed"]) == SEATS - 1):
+        cmd.emit("declarer", {"seat": t["high_bidder"], "bid": t["high_bid"]}, actor="server")
+
+
+def _decide_play(cmd, seat: int, card: str) -> None:
+    state = cmd.state
+    t, options = state["table"], state["options"]
+    try:
+        parse_card(card)
+    except BadCard as e:
+        raise bad_action(str(e)) from None
+    why = refusal(
+        t["hands"][seat],
+        t["trick"],
+        t["trump"],
+        t["trump_broken"],
+        options["must_overtake_when_trumped"],
+        card,
+    )
+    if why:
+        raise RuleError(*why)
+    cmd.emit("played", {"seat": seat, "card": card})
+    t = state["table"]
+    if len(t["trick"]) < SEATS:
+        return
+    cmd.emit(
+        "trick",
+        {
+            "number": len(t["tricks"]) + 1,
+            "leader": t["leader"],
+            "cards": [dict(p) for p in t["trick"]],
+            "winner": trick_winner(t["trick"], t["trump"]),
+        },
+        actor="server",
+    )
+    if len(state["table"]["tricks"]) == TRICKS:
+        _score_deal(cmd)
+
+
+def deal_points(
+    tricks: list[int], declarer: int, bid: int, options: dict
+) -> tuple[list[int], bool]:
+    """Rule 5: the declarer (`esli`: the declaring team, tricks pooled) makes the bid: + tricks
+    taken; fails: - bid. Everyone else: + 1 a trick. Points per seat (a team's for each member)."""
+    points = [0] * SEATS
+    made = True
+    for unit in teams(options):
+        taken = sum(tricks[s] for s in unit)
+        if declarer in unit:
+            made = taken >= bid
+            taken = taken if made else -bid
+        for s in unit:
+            points[s] = taken
+    return points, made
+
+
+def _score_deal(cmd) -> None:
+    state = cmd.state
+    t, options = state["table"], state["options"]
+    points, made = deal_points(t["tricks_taken"], t["declarer"], t["bid"], options)
+    totals = [a + b for a, b in zip(t["totals"], points, strict=True)]
+    data = {
+        "deal": t["deal"],
+        "dealer": t["dealer"],
+        "declarer": t["declarer"],
+        "bid": t["bid"],
+        "trump": t["trump"],
+        "tricks": list(t["tricks_taken"]),
+        "made": made,
+        "points": points,
+        "totals": totals,
+    }
+    cmd.emit("deal_scored", data, actor="server")
+    _after_deal(cmd)
+
+
+def _after_deal(cmd) -> None:
+    """Rule 6: `deals` deals; highest total wins; a tie at the top plays one more deal, again until
+    it breaks. Common ground: after `max_rounds` deals the leader wins (`round_limit`)."""
+    state = cmd.state
+    t, options = state["table"], state["options"]
+    played = t["deals_played"]
+    units = teams(options)
+    unit_totals = [t["totals"][u[0]] for u in units]
+    top = max(unit_totals)
+    leaders = [s for u, total in zip(units, unit_totals, strict=True) if total == top for s in u]
+    single = len(leaders) == len(units[0])
+    extra: dict[str, Any] = {"scores": list(t["totals"])}
+    if options["mode"] == "esli":
+        extra["team_scores"] = unit_totals
+    if played >= options["deals"] and single:
+        cmd.end(result(leaders, "deals_played", played, **extra))
+    elif played >= options["max_rounds"]:
+        cmd.end(result(leaders if single else [], "round_limit", played, **extra))
+    else:
+        _deal(cmd, None)
+
+
+# -- the reducer ----------------------------------------------------------------------------------
+
+
+def _next_bidder(t: dict, seat: int) -> int | None:
+    for step in range(1, SEATS + 1):
+        other = (seat + step) % SEATS
+        if not t["passed"][other]:
+            return other
+    return None
+
+
+def apply(state: dict, event: dict) -> None:
+    t, d, kind = state["table"], event["data"], event["type"]
+    if kind == "dealt":
+        t.update(
+            deal=d["deal"],
+            dealer=d["dealer"],
+            phase="bidding",
+            turn=(d["dealer"] + 1) % SEATS,
+            hands=[list(h) for h in d["hands"]],
+            auction=[],
+            passed=[False] * SEATS,
+            high_bid=None,
+            high_bidder=None,
+            declarer=None,
+            bid=None,
+            trump=None,
+            trump_broken=False,
+            trick=[],
+            leader=None,
+            tricks=[],
+            tricks_taken=[0] * SEATS,
+        )
+    elif kind == "bid":
+        t["auction"].append({"seat": d["seat"], "type": "bid", "tricks": d["tricks"]})
+        t["high_bid"], t["high_bidder"] = d["tricks"], d["seat"]
+        t["turn"] = _next_bidder(t, d["seat"])
+    elif kind == "pass":
+        t["auction"].append({"seat": d["seat"], "type": "pass"})
+        t["passed"][d["seat"]] = True
+        t["turn"] = _next_bidder(t, d["seat"])
+    elif kind == "declarer":
+        t.update(declarer=d["seat"], bid=d["bid"], phase="trump", turn=d["seat"])
+    elif kind == "trump":
+        t.update(trump=d["suit"], phase="play", leader=d["seat"], turn=d["seat"])
+    elif kind == "played":
+        seat, card = d["seat"], d["card"]
+        t["hands"][seat].remove(card)
+        if t["trick"] and suit(card) == t["trump"] and suit(t["trick"][0]["card"]) != t["trump"]:
+            t["trump_broken"] = True
+        t["trick"].append({"seat": seat, "card": card})
+        t["turn"] = (seat + 1) % SEATS
+    elif kind == "trick":
+        t["tricks"].append(
+            {
+                "number": d["number"],
+                "leader": d["leader"],
+                "cards": [dict(p) for p in d["cards"]],
+                "winner": d["winner"],
+            }
+        )
+        t["trick"] = []
+        t["tricks_taken"][d["winner"]] += 1
+        t["leader"] = t["turn"] = d["winner"]
+        if len(t["tricks"]) == TRICKS:
+            t["turn"] = None
+    elif kind == "deal_scored":
+        t["scores"].append(dict(d))
+        t["totals"] = list(d["totals"])
+        t["deals_played"] = d["deal"]
+        t["phase"] = "scored"
+        t["turn"] = None
+
+
+# -- what each seat sees --------------------------------------------------------------------------
+
+
+def shown_voids(t: dict) -> list[list[str]]:
+    """Suits each seat has shown it lacks, from the cards played this deal (public knowledge):
+    not following the led suit shows a void in it; not trumping either shows a void in trump."""
+    voids: list[set[str]] = [set() for _ in range(SEATS)]
+    trump = t["trump"]
+    for trick in [*(tr["cards"] for tr in t["tricks"]), t["trick"]]:
+        if not trick:
+            continue
+        led = suit(trick[0]["card"])
+        for p in trick[1:]:
+            played = suit(p["card"])
+            if played != led:
+                voids[p["seat"]].add(led)
+                if played != trump:
+                    voids[p["seat"]].add(trump)
+    return [[s for s in SUITS if s in v] for v in voids]
+
+
+def _sort_key(card: str) -> tuple[int, int]:
+    return SUITS.index(suit(card)), value(card)
+
+
+def view(state: dict, seat: int | None) -> dict:
+    t, options = state["table"], state["options"]
+    tricks = [
+        {
+            "number": tr["number"],
+            "leader": tr["leader"],
+            "cards": [dict(p) for p in tr["cards"]],
+            "winner": tr["winner"],
+        }
+        for tr in t["tricks"]
+    ]
+    out: dict[str, Any] = {
+        "mode": options["mode"],
+        "deal": t["deal"],
+        "deals": options["deals"],
+        "deals_played": t["deals_played"],
+        "dealer": t["dealer"],
+        "phase": t["phase"],
+        "turn": t["turn"],
+        "min_bid": min_bid(options),
+        "auction": [dict(a) for a in t["auction"]],
+        "high_bid": t["high_bid"],
+        "high_bidder": t["high_bidder"],
+        "passed": list(t["passed"]),
+        "declarer": t["declarer"],
+        "bid": t["bid"],
+        "trump": t["trump"],
+        "trump_broken": t["trump_broken"],
+        "leader": t["leader"],
+        "trick": [dict(p) for p in t["trick"]],
+        "last_trick": tricks[-1] if tricks else None,
+        "tricks": tricks,
+        "played": [p["card"] for tr in t["tricks"] for p in tr["cards"]]
+        + [p["card"] for p in t["trick"]],
+        "voids": shown_voids(t),
+        "hand_counts": [len(h) for h in t["hands"]],
+        "tricks_taken": list(t["tricks_taken"]),
+        "scores": [dict(s) for s in t["scores"]],
+        "totals": list(t["totals"]),
+        "hand": sorted(t["hands"][seat], key=_sort_key) if seat is not None else None,
+    }
+    if options["mode"] == "esli":
+        units = teams(options)
+        out["teams"] = units
+        out["team_tricks"] = [sum(t["tricks_taken"][s] for s in u) for u in units]
+        out["team_totals"] = [t["totals"][u[0]] for u in units]
+    return out
+
+
+def redact(event: dict, seat: int | None, options: dict) -> dict:
+    """The deal is the only hidden thing: each seat sees its own hand; the shuffle that made the
+    hands shows every card, so its ledger entry is hidden from all until the end."""
+    if event["type"] != "dealt":
+        return event
+    d = event["data"]
+    hands = [list(h) if s == seat else [None] * len(h) for s, h in enumerate(d["hands"])]
+    hidden: dict[str, Any] = {"hands": hands}
+    if "rng" in d:
+        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
+    return {**event, "data": {**d, **hidden}}
+
+
+def cards(state: dict) -> list[str]:
+    t = state["table"]
+    held = [c for h in t["hands"] for c in h]
+    return (
+        held
+        + [p["card"] for p in t["trick"]]
+        + [p["card"] for tr in t["tricks"] for p in tr["cards"]]
+    )
+
+
+def rounds(state: dict) -> int:
+    """Deals played (what `max_rounds` counts)."""
+    return state["table"]["deals_played"]
+
+
+# -- statistics for the simulator -----------------------------------------------------------------
+
+
+def summarize(final_states: list[dict]) -> dict:
+    """Contracts made and failed by bid level, and the average score per deal by bot name."""
+    by_bid: dict[int, dict[str, int]] = {}
+    points: dict[str, list[int]] = {}
+    declaring: dict[str, dict[str, int]] = {}
+    deals = 0
+    for state in final_states:
+        names = [s.get("bot") or s.get("name") or f"seat {s['seat']}" for s in state["seats"]]
+        for record in state["table"]["scores"]:
+            deals += 1
+            level = by_bid.setdefault(record["bid"], {"made": 0, "failed": 0})
+            level["made" if record["made"] else "failed"] += 1
+            who = declaring.setdefault(names[record["declarer"]], {"made": 0, "failed": 0})
+            who["made" if record["made"] else "failed"] += 1
+            for s, p in enumerate(record["points"]):
+                total, count = points.get(names[s], [0, 0])
+                points[names[s]] = [total + p, count + 1]
+    return {
+        "deals": deals,
+        "contracts_by_bid": {str(b): by_bid[b] for b in sorted(by_bid)},
+        "contracts_by_declarer": declaring,
+        "average_score_per_deal": {
+            name: round(total / count, 3) for name, (total, count) in sorted(points.items())
+        },
+    }
