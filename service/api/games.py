@@ -240,6 +240,18 @@ def verify_game(game_id: str) -> Response:
     return ok(verify(engine().all_events(game_id)))
 
 
+@bp.get("/games/<game_id>/hint")
+def hint(game_id: str) -> Response:
+    """Teach me: the game's strongest bot suggests the caller's seat an action, with a reason."""
+    state = load(game_id)
+    seat = caller(game_id, required=True)
+    advise = getattr(GAMES[state["game"]], "hint", None)
+    if advise is None:
+        raise Problem(404, "no_hint", f"{state['game']} offers no hints")
+    suggestion = advise(game_view(state, seat))
+    return ok({"seat": seat, "version": state["version"], **suggestion})
+
+
 @bp.get("/games/<game_id>/ties")
 def ties(game_id: str) -> Response:
     """Every tie episode, built from the events as the caller may see them."""

@@ -3,6 +3,7 @@ the hint in `bots`; this package exposes the game-module interface of `service.g
 
 from __future__ import annotations
 
+from .audit import ties
 from .bots import BOTS, hint
 from .rules import (
     NAME,
@@ -43,6 +44,7 @@ __all__ = [
     "setup",
     "start",
     "summarize",
+    "ties",
     "to_move",
     "view",
     "waiting_reason",
