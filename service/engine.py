@@ -307,11 +307,13 @@ class Engine:
         expected: int | None = None,
         idem_key: str | None = None,
         actor: Any = None,
+        schedule: bool = True,
     ) -> tuple[list[dict], dict]:
         """Apply a seat's action: the events appended and the new state.
 
         With `expected` (If-Match) the action applies only at that version (else Stale); with
-        `idem_key` a retry returns the first answer's events and appends nothing.
+        `idem_key` a retry returns the first answer's events and appends nothing. Without
+        `schedule` the caller enqueues what became due itself.
         """
         fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
         idem_hash = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
@@ -342,7 +344,8 @@ class Engine:
                 continue
             except Replayed as replay:
                 return self._replay_act(game_id, replay.record, fp)
-            self._schedule(state, cmd.state)
+            if schedule:
+                self._schedule(state, cmd.state)
             return cmd.events, cmd.state
         raise RuleError("busy", "too many concurrent writes to this game; try again", 409)
 
@@ -375,16 +378,15 @@ class Engine:
     # -- what became due -----------------------------------------------------------------------
 
     def _schedule(self, before: dict | None, state: dict) -> None:
-        """Enqueue a move for each awaited bot, and each clock that is new since `before`."""
+        """Enqueue the bots' job if a bot is awaited, and each clock new since `before`."""
         if self.dispatcher is None or state["status"] != "playing":
             return
         game_id, version = state["id"], state["version"]
         bots = bot_seats(state)
-        for seat in game_of(state).to_move(state):
-            if seat in bots:
-                self.dispatcher.enqueue(
-                    "bot_move", (game_id, seat, version), job_id=f"bot-{game_id}-{seat}-{version}"
-                )
+        if any(seat in bots for seat in game_of(state).to_move(state)):
+            self.dispatcher.enqueue(
+                "bot_moves", (game_id, version), job_id=f"bots-{game_id}-{version}"
+            )
         old = set(command.due_timers(before)) if before else set()
         for timer_key, due in command.due_timers(state):
             if (timer_key, due) not in old:
@@ -395,20 +397,31 @@ class Engine:
                     job_id=_job_id("timer", game_id, timer_key, due),
                 )
 
-    def bot_move(self, game_id: str, seat: int, version: int) -> str:
-        """The job of a bot seat at `version`: play if that is still the game's version."""
-        state = self.load(game_id)
-        bot = bot_seats(state).get(seat)
-        game = game_of(state)
-        if state["version"] != version or bot is None or seat not in game.to_move(state):
+    def bot_moves(self, game_id: str, version: int) -> str:
+        """The bots' job at `version`: every bot awaited there plays, in seat order (a
+        simultaneous choice is one job, not one per bot), then what became due is enqueued.
+        Nothing happens if the game has moved on, so a late or repeated job changes nothing."""
+        start = self.load(game_id)
+        if start["version"] != version or start["status"] != "playing":
             return "stale"
-        rng = random.Random(f"{game_id}|{version}|{seat}")  # noqa: S311 - a bot's whim, not chance
-        action = game.BOTS[bot](game_view(state, seat), rng)
-        try:
-            self.act(game_id, seat, action, expected=version, actor="bot")
-        except Stale:
-            return "stale"
-        self.store.count(bot_moves=1)
+        game, bots = game_of(start), bot_seats(start)
+        state, played = start, 0
+        for seat in [s for s in game.to_move(start) if s in bots]:
+            if state["status"] != "playing" or seat not in game.to_move(state):
+                continue
+            rng = random.Random(f"{game_id}|{state['version']}|{seat}")  # noqa: S311 - a whim
+            action = game.BOTS[bots[seat]](game_view(state, seat), rng)
+            try:
+                _, state = self.act(
+                    game_id, seat, action, expected=state["version"], actor="bot", schedule=False
+                )
+            except Stale:
+                return "interrupted"  # whoever moved in between has enqueued what is due
+            played += 1
+        if not played:
+            return "idle"
+        self.store.count(bot_moves=played)
+        self._schedule(start, state)
         return "played"
 
     def fire_timer(self, game_id: str, timer_key: str) -> str:

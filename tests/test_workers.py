@@ -31,6 +31,7 @@ def start_worker(log: Path) -> subprocess.Popen:
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a test can kill it and its children
         )
 
 
@@ -80,11 +81,11 @@ def test_a_bot_game_plays_itself_through_rq_jobs(engine, worker):
 def test_a_stale_or_repeated_job_changes_nothing(engine):
     created = engine.create({"game": "bataille", "seats": [{"bot": "random"}, {"name": "ana"}]})
     gid, version = created["id"], created["version"]
-    assert engine.bot_move(gid, 0, version) == "played"
+    assert engine.bot_moves(gid, version) == "played"
     after = engine.store.version(gid)
     for _ in range(3):  # the same job again, and a job for a version long gone
-        assert engine.bot_move(gid, 0, version) == "stale"
-    assert engine.bot_move(gid, 1, after) == "stale"  # seat 1 is a person, not a bot
+        assert engine.bot_moves(gid, version) == "stale"
+    assert engine.bot_moves(gid, after) == "idle"  # only seat 1, a person, is awaited
     assert engine.store.version(gid) == after
 
 

@@ -15,8 +15,8 @@ def engine() -> Engine:
     return build_engine()
 
 
-def bot_move(game_id: str, seat: int, version: int) -> str:
-    return engine().bot_move(game_id, seat, version)
+def bot_moves(game_id: str, version: int) -> str:
+    return engine().bot_moves(game_id, version)
 
 
 def fire_timer(game_id: str, key: str) -> str:

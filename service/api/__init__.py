@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, Response, json
 
 from ..engine import Engine
+from ..web import bp as web_bp
 from . import games, metrics, problems
 
 MAX_BODY = 64 * 1024
@@ -17,6 +18,7 @@ def create_app(engine: Engine) -> Flask:
     problems.install(app)
     metrics.install(app, engine)
     app.register_blueprint(games.bp)
+    app.register_blueprint(web_bp)
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -1,0 +1,40 @@
+"""The browser pages: a game list, a new-game form, and a replay viewer where a seat can play.
+
+Plain HTML, CSS and JavaScript in `static/`, no build step. The pages use only the public `/v1`
+API (openapi.yaml) from the browser, so `static/*.js` doubles as the reference client for
+integrators. The routes here serve files and nothing else:
+
+- `/`: the list of games (filters: game, status) and the new-game form;
+- `/games/<game_id>`: one game: table, timeline, live updates, ties, verification, play;
+- `/web/static/<path>`: the scripts, styles and icon of both pages.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, send_from_directory
+
+STATIC = Path(__file__).resolve().parent / "static"
+GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+
+bp = Blueprint("web", __name__, static_folder="static", static_url_path="/web/static")
+
+
+def _page(name: str) -> Response:
+    response = send_from_directory(STATIC, name, mimetype="text/html", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/")
+def index() -> Response:
+    return _page("index.html")
+
+
+@bp.get("/games/<game_id>")
+def game_page(game_id: str) -> Response:
+    if not GAME_ID.match(game_id):
+        abort(404)
+    return _page("game.html")

@@ -1,0 +1,206 @@
+// list.js: the front page. The list of games (GET /v1/games, filtered by game and status,
+// newest first, paged) and a form to start a game against bots (GET /v1/rules for the games,
+// their options and bots; POST /v1/games to create).
+
+import * as API from "./api.js";
+import { el, fill } from "./cards.js";
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 20;
+let rules = []; // GET /v1/rules: [{id, title, seats: {min, max}, options: [...], bots: [...]}]
+let offset = 0;
+
+const titleOf = (game) => rules.find((g) => g.id === game)?.title || game;
+
+function seatLabel(seat) {
+  if (seat.name) return seat.name;
+  if (seat.bot) return `${seat.bot} bot ${seat.seat}`;
+  return "open seat";
+}
+
+// ---- the list -----------------------------------------------------------------------------
+
+async function loadGames() {
+  const filters = { game: $("filter-game").value, status: $("filter-status").value };
+  // Keep the filters in the address, so a filtered list can be bookmarked or shared.
+  const q = API.query({ ...filters, offset: offset || "" });
+  history.replaceState(null, "", `/${q}`);
+  try {
+    const page = await API.listGames({ ...filters, limit: PAGE, offset });
+    renderGames(page.games);
+    $("newer").disabled = offset === 0;
+    $("older").disabled = page.next_offset === null;
+    $("older").onclick = () => ((offset = page.next_offset), loadGames());
+  } catch (error) {
+    fill($("games"), el("li", { class: "error", text: `Could not list games: ${error.message}` }));
+  }
+}
+
+function ago(iso) {
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+function renderGames(games) {
+  if (!games.length) {
+    fill($("games"), el("li", { class: "muted", text: "No game matches." }));
+    return;
+  }
+  fill($("games"), 
+    ...games.map((g) => {
+      const names = g.seats.map(seatLabel);
+      let result = "";
+      if (g.result) {
+        result = g.result.draw
+          ? "draw"
+          : `won by ${g.result.winners.map((s) => names[s]).join(" and ")}`;
+        result += ` (${g.result.reason.replaceAll("_", " ")})`;
+      }
+      return el(
+        "li",
+        { class: "game-row", dataset: { id: g.id, game: g.game, status: g.status } },
+        el(
+          "a",
+          { href: `/games/${g.id}` },
+          el("span", { class: "game-name", text: titleOf(g.game) }),
+          el("span", { class: `badge status-${g.status}`, text: g.status }),
+          el("span", { class: "game-seats", text: names.join(" · ") }),
+          el("span", { class: "muted small", text: `v${g.version} · ${ago(g.created_at)} · ${g.id}` }),
+          result ? el("span", { class: "game-result", text: result }) : null,
+        ),
+      );
+    }),
+  );
+}
+
+// ---- the new-game form --------------------------------------------------------------------
+
+/** One input per option, from its rules: a choice list, a number, or a checkbox. */
+function optionInput(option) {
+  const name = `opt-${option.name}`;
+  let input;
+  if (option.choices) {
+    input = el(
+      "select",
+      { id: name, name: option.name },
+      option.nullable ? el("option", { value: "", text: "none" }) : null,
+      option.choices.map((c) => el("option", { value: String(c), text: String(c), selected: c === option.default })),
+    );
+  } else if (option.type === "boolean") {
+    input = el("input", { id: name, name: option.name, type: "checkbox", checked: option.default === true });
+  } else if (option.type === "integer") {
+    input = el("input", {
+      id: name,
+      name: option.name,
+      type: "number",
+      inputmode: "numeric",
+      min: option.min,
+      max: option.max,
+      value: option.default ?? "",
+      placeholder: option.nullable ? "none" : "",
+    });
+  } else {
+    input = el("input", { id: name, name: option.name, value: option.default ?? "" });
+  }
+  return el("label", { class: "option", title: option.doc || "" }, el("span", { text: option.name.replaceAll("_", " ") }), input);
+}
+
+/** The option values as the API wants them: typed, and left out when blank (the default). */
+function optionValues(game) {
+  const out = {};
+  for (const option of game.options) {
+    const input = $(`opt-${option.name}`);
+    if (option.type === "boolean") out[option.name] = input.checked;
+    else if (input.value === "") continue;
+    else out[option.name] = option.type === "integer" ? Number(input.value) : input.value;
+  }
+  return out;
+}
+
+/** How many seats: the `players` option when the game has one, else its fixed seat count. */
+function seatCount(game) {
+  const players = game.options.find((o) => o.name === "players");
+  if (players) return Number($(`opt-players`).value || players.default);
+  return game.seats.min;
+}
+
+function renderSeats(game) {
+  const rows = [];
+  for (let seat = 0; seat < seatCount(game); seat++) {
+    if (seat === 0) {
+      rows.push(el("label", { class: "option" }, el("span", { text: "seat 0 (you)" }),
+        el("input", { id: "seat-0", name: "you", value: "you", maxlength: 40, required: true })));
+    } else {
+      rows.push(el("label", { class: "option" }, el("span", { text: `seat ${seat}` }),
+        el("select", { id: `seat-${seat}`, class: "seat-choice" },
+          game.bots.map((b) => el("option", { value: `bot:${b}`, text: `${b} bot`, selected: b === "greedy" })),
+          el("option", { value: "open", text: "open (someone joins)" }))));
+    }
+  }
+  fill($("new-game-seats"), el("legend", { text: "seats" }), ...rows);
+}
+
+function renderForm() {
+  const game = rules.find((g) => g.id === $("new-game-game").value);
+  fill($("new-game-options"), el("legend", { text: "options" }), ...game.options.map(optionInput));
+  $("opt-players")?.addEventListener("change", () => renderSeats(game));
+  renderSeats(game);
+}
+
+async function create(e) {
+  e.preventDefault();
+  const game = rules.find((g) => g.id === $("new-game-game").value);
+  const seats = [{ name: $("seat-0").value.trim() || "you" }];
+  for (let seat = 1; seat < seatCount(game); seat++) {
+    const choice = $(`seat-${seat}`).value;
+    seats.push(choice === "open" ? { open: true } : { bot: choice.slice(4) });
+  }
+  const body = { game: game.id, options: optionValues(game), seats };
+  $("create").disabled = true;
+  $("new-game-message").textContent = "";
+  try {
+    const created = await API.createGame(body);
+    // The token of a human seat is shown only once: keep it in this browser for the game page.
+    API.saveToken(created.id, created.seats[0].token);
+    location.href = `/games/${created.id}`;
+  } catch (error) {
+    $("new-game-message").textContent = `Could not start: ${error.message}`;
+    $("create").disabled = false;
+  }
+}
+
+// ---- start --------------------------------------------------------------------------------
+
+async function start() {
+  try {
+    rules = (await API.rules()).games;
+  } catch (error) {
+    $("page-error").hidden = false;
+    $("page-error").textContent = `The service does not answer: ${error.message}`;
+    return;
+  }
+  const params = new URLSearchParams(location.search);
+  for (const g of rules) {
+    $("filter-game").append(el("option", { value: g.id, text: g.title }));
+    $("new-game-game").append(el("option", { value: g.id, text: g.title, selected: g.id === "batayo" }));
+  }
+  $("filter-game").value = params.get("game") || "";
+  $("filter-status").value = params.get("status") || "";
+  offset = Number(params.get("offset")) || 0;
+  for (const id of ["filter-game", "filter-status"]) {
+    $(id).addEventListener("change", () => ((offset = 0), loadGames()));
+  }
+  $("refresh").addEventListener("click", loadGames);
+  $("newer").addEventListener("click", () => ((offset = Math.max(0, offset - PAGE)), loadGames()));
+  $("new-game-game").addEventListener("change", renderForm);
+  $("new-game").addEventListener("submit", create);
+  renderForm();
+  await loadGames();
+  // Keep the list fresh while the tab is visible.
+  setInterval(() => document.visibilityState === "visible" && loadGames(), 5000);
+}
+
+start();
