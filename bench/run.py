@@ -1,27 +1,48 @@
-"""batayo benchmarks: `python bench/run.py` (add `--quick` for a smoke run).
+"""batayo benchmarks: `python bench/run.py` (add `--quick` for a smoke run of a few seconds).
 
-Prints, from one run on this machine: events/s for rebuilding state from events, games/s for
-`simulate`, and the cost of one action at version 10 and at version 5,000 on a real Redis
-server (REDIS_URL, default redis://127.0.0.1:6379/14; that database is emptied).
+Prints one table, every figure beside its reference measured in the same run on this machine:
+
+- rules engine: `simulate` games/s for 52-card two-player Bataille against a bare War loop in
+  plain Python (`bench/war.py`, the same rules);
+- replay: events/s rebuilding a game's state from its events (target 300,000);
+- length: one action at version 10 and at version 5,000 on a real Redis server, with a cold
+  engine (as a new process) and a warm one (its in-memory cache);
+- HTTP: actions/s and latency under gunicorn (gthread) on a real Redis server, many
+  human-vs-human games at once, driven by a separate load process on loopback
+  (`bench/load.py`), against `GET /healthz` under the same server; then the latency at half the
+  maximum action rate;
+- storage: Redis memory (`MEMORY USAGE`) per event and per finished game of each kind, against
+  the bytes of the events' JSON.
+
+Redis: REDIS_URL, default redis://127.0.0.1:6379/14 (that database is emptied). Rate limits are
+turned off for the server under test.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import socket
 import statistics
+import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from service.engine import Engine
-from service.simulate import simulate
-from service.state import fold
-from service.store import Store
-from service.table import Table
+import war  # noqa: E402 - the bench's own reference loop
+
+from service.engine import Engine  # noqa: E402
+from service.simulate import simulate  # noqa: E402
+from service.state import fold  # noqa: E402
+from service.store import Store  # noqa: E402
+from service.table import Table  # noqa: E402
 
 
 def bench_replay(games: int) -> dict:
@@ -38,9 +59,19 @@ def bench_replay(games: int) -> dict:
     return {"events": events, "events_per_s": events / elapsed}
 
 
-def bench_simulate(games: int) -> dict:
-    summary, _ = simulate("bataille", games, {}, ["random"], b"bench")
-    return {"games": games, "games_per_s": summary["games_per_s"]}
+def bench_simulate(games: int, rounds: int) -> dict:
+    """`simulate` and the bare loop in turns (so a busy machine slows both alike); the best
+    turn of each."""
+    engine, bare = [], []
+    for r in range(rounds):
+        summary, _ = simulate("bataille", games, {}, ["random"], b"bench%d" % r)
+        engine.append(summary["games_per_s"])
+        n = games * 4
+        started = time.perf_counter()
+        war.play(n, seed=r)
+        bare.append(n / (time.perf_counter() - started))
+    best, ref = max(engine), max(bare)
+    return {"games": games * rounds, "games_per_s": best, "bare_per_s": ref, "ratio": best / ref}
 
 
 def long_game(min_events: int) -> Table:
@@ -86,6 +117,8 @@ def bench_length(redis_url: str, repeats: int) -> dict:
             store.append(gid, snap_at, events[snap_at:])
             copies[target].append((gid, seat))
     samples: dict[int, list[float]] = {10: [], 5_000: []}
+    warm_samples: dict[int, list[float]] = {10: [], 5_000: []}
+    warm = Engine(store, None)
     for r in range(repeats + 1):
         for target, games in copies.items():
             gid, seat = games[r]
@@ -94,13 +127,32 @@ def bench_length(redis_url: str, repeats: int) -> dict:
             engine.act(gid, seat, {"type": "flip"})
             if r:  # the first round warms the connection and the scripts
                 samples[target].append(time.perf_counter() - started)
+            # warm: an engine that has this game in memory (it loaded it before)
+            _, state = warm.act(gid, _to_move(warm.load(gid))[0], {"type": "flip"})
+            awaited = _to_move(state)
+            if not awaited:
+                continue
+            started = time.perf_counter()
+            warm.act(gid, awaited[0], {"type": "flip"})
+            if r:
+                warm_samples[target].append(time.perf_counter() - started)
     client.flushdb()
     cost = {k: statistics.median(v) for k, v in samples.items()}
+    warm_cost = {k: statistics.median(v) for k, v in warm_samples.items()}
     return {
         "ms_at_10": cost[10] * 1000,
         "ms_at_5000": cost[5_000] * 1000,
         "ratio": cost[5_000] / cost[10],
+        "warm_ms_at_10": warm_cost[10] * 1000,
+        "warm_ms_at_5000": warm_cost[5_000] * 1000,
+        "warm_ratio": warm_cost[5_000] / warm_cost[10],
     }
+
+
+def _to_move(state: dict) -> list[int]:
+    from service.state import game_of
+
+    return game_of(state).to_move(state) if state["status"] == "playing" else []
 
 
 def _boundary(events: list[dict], target: int) -> int:
@@ -134,46 +186,231 @@ def _renamed(events: list[dict], gid: str) -> list[dict]:
     return out
 
 
+# -- HTTP ------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _load(url: str, mode: str, seconds: float, conns: int, games: int, rate: float = 0) -> dict:
+    """One phase of the load process (a separate Python process: bench/load.py)."""
+    cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--url", url, "--mode", mode]
+    cmd += ["--seconds", str(seconds), "--conns", str(conns), "--games", str(games)]
+    cmd += ["--rate", str(rate)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_http(redis_url: str, seconds: float, conns: int, games: int) -> dict:
+    """gunicorn (gthread, one worker a core) on a real Redis; /healthz flat out, actions flat
+    out, then actions paced at half the maximum."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    port = _free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "BATAYO_RATE_LIMIT": "0",  # the bench measures the service, not the limiter
+        "BATAYO_RATE_LIMIT_TOKEN": "0",
+    }
+    workers = str(os.cpu_count() or 1)
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "--worker-class", "gthread"),
+            *("--workers", workers, "--threads", "16", "--bind", f"127.0.0.1:{port}"),
+            *("--log-level", "warning", "service.wsgi:app"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("gunicorn did not start")
+        _load(url, "actions", min(1.0, seconds), conns, conns)  # warm both workers
+        healthz = _load(url, "healthz", seconds, conns, 0)
+        actions = _load(url, "actions", seconds, conns, games)
+        paced = _load(url, "actions", seconds, conns, games, rate=actions["per_s"] / 2)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        redis.Redis.from_url(redis_url).flushdb()
+    return {
+        "workers": workers,
+        "healthz": healthz,
+        "actions": actions,
+        "paced": paced,
+        "ratio": actions["per_s"] / healthz["per_s"],
+    }
+
+
+# -- storage ---------------------------------------------------------------------------------
+
+STORAGE_GAMES = {
+    "bataille": [{"bot": "random"}] * 2,
+    "batayo": [{"bot": "random"}] * 3,
+    "batak": [{"bot": "greedy"}] * 4,
+    "roylet": [{"bot": "random"}] * 3,
+}
+
+
+def bench_storage(redis_url: str, kinds: list[str], per_kind: int) -> dict:
+    """Finished all-bot games of each kind played through the engine on a real Redis:
+    `MEMORY USAGE` of the stream, snapshot and meta keys against the events' JSON bytes."""
+    import redis
+
+    from service.games import GAMES
+    from service.store import key
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    engine = Engine(Store(client), None)
+    out = {}
+    for kind in kinds:
+        module = GAMES[kind]
+        seats = STORAGE_GAMES[kind]
+        if kind == "batayo":  # its seat count depends on its options
+            seats = [{"bot": "random"}] * module.seat_count(_defaults(module))
+        totals = {"events": 0, "json": 0, "stream": 0, "other": 0, "games": 0}
+        for _ in range(per_kind):
+            gid = engine.create({"game": kind, "seats": seats})["id"]
+            state = engine.load(gid)
+            while state["status"] == "playing":
+                engine.bot_moves(gid, state["version"])
+                state = engine.load(gid)
+            events = engine.all_events(gid)
+            totals["events"] += len(events)
+            totals["json"] += sum(len(json.dumps(e, ensure_ascii=False).encode()) for e in events)
+            totals["stream"] += client.memory_usage(key(gid, "events"), samples=0) or 0
+            for part in ("snap", "meta"):
+                totals["other"] += client.memory_usage(key(gid, part), samples=0) or 0
+            totals["games"] += 1
+        out[kind] = totals
+    client.flushdb()
+    return out
+
+
+def _defaults(module) -> dict:
+    from service.games import resolve_options
+
+    return resolve_options(module, {})
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smoke run: tiny sizes")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP phases")
     args = parser.parse_args()
-    scale = 1 if args.quick else 10
+    quick = args.quick
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14")
-    replay = bench_replay(2 * scale)
-    sim = bench_simulate(5 * scale)
-    length = bench_length(redis_url, 3 if args.quick else 15)
+    started = time.perf_counter()
+    sim = bench_simulate(2 if quick else 20, 1 if quick else 3)
+    replay = bench_replay(2 if quick else 20)
+    length = bench_length(redis_url, 3 if quick else 15)
+    http = None
+    if not args.no_http:
+        http = bench_http(redis_url, 1.0 if quick else 12.0, 8, 16 if quick else 200)
+    storage = bench_storage(
+        redis_url, ["bataille"] if quick else list(STORAGE_GAMES), 1 if quick else 3
+    )
+
     rows = [
         (
-            "replay (Bataille)",
+            "simulate: 52-card 2-player Bataille",
+            f"{sim['games_per_s']:,.0f} games/s",
+            f"bare War loop {sim['bare_per_s']:,.0f} games/s",
+            f"{sim['ratio']:.2f} (target >= 0.25)",
+        ),
+        (
+            "replay: Bataille state from events",
             f"{replay['events_per_s']:,.0f} events/s",
-            f"{replay['events']} events",
+            "target 300,000 events/s",
+            f"{replay['events_per_s'] / 300_000:.2f} (target >= 1)",
         ),
         (
-            "simulate (52 cards, 2 players)",
-            f"{sim['games_per_s']:,.1f} games/s",
-            f"{sim['games']} games",
-        ),
-        ("one action at version 10", f"{length['ms_at_10']:.2f} ms", "real Redis, cold engine"),
-        (
-            "one action at version 5,000",
+            "one action at version 5,000, cold engine",
             f"{length['ms_at_5000']:.2f} ms",
-            f"ratio {length['ratio']:.2f}x (target <= 1.2x)",
+            f"at version 10: {length['ms_at_10']:.2f} ms",
+            f"{length['ratio']:.2f} (target <= 1.2)",
+        ),
+        (
+            "one action at version 5,000, warm engine",
+            f"{length['warm_ms_at_5000']:.2f} ms",
+            f"at version 10: {length['warm_ms_at_10']:.2f} ms",
+            f"{length['warm_ratio']:.2f} (target <= 1.2)",
         ),
     ]
+    if http:
+        h, a, p = http["healthz"], http["actions"], http["paced"]
+        rows += [
+            (
+                f"HTTP actions, flat out ({http['workers']} gthread workers)",
+                f"{a['per_s']:,.0f} actions/s",
+                f"GET /healthz {h['per_s']:,.0f} req/s",
+                f"{http['ratio']:.2f} (target >= 0.5)",
+            ),
+            (
+                "HTTP action latency, flat out",
+                f"p50 {a['p50_ms']:.1f} ms, p99 {a['p99_ms']:.1f} ms",
+                f"/healthz p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms",
+                f"{a['errors'] + h['errors']} errors",
+            ),
+            (
+                f"HTTP action latency at {p['rate']:,.0f}/s (half max)",
+                f"p50 {p['p50_ms']:.1f} ms, p99 {p['p99_ms']:.1f} ms",
+                f"{p['per_s']:,.0f} actions/s done",
+                f"p99 {p['p99_ms'] / 20:.2f} of 20 ms (target <= 1)",
+            ),
+        ]
+    for kind, t in storage.items():
+        per_event = t["stream"] / t["events"]
+        json_per_event = t["json"] / t["events"]
+        rows.append(
+            (
+                f"Redis memory: {kind}",
+                f"{per_event:,.0f} B/event, {(t['stream'] + t['other']) / t['games'] / 1024:,.1f}"
+                " KiB/game",
+                f"JSON {json_per_event:,.0f} B/event, {t['json'] / t['games'] / 1024:,.1f} KiB/game",
+                f"{t['stream'] / t['json']:.2f}x JSON; {t['events'] / t['games']:,.0f} events/game",
+            )
+        )
+    _print(rows, time.perf_counter() - started)
+
+
+def _print(rows: list[tuple[str, ...]], elapsed: float) -> None:
+    header = ("what", "figure", "reference (same run)", "ratio")
     try:
         from rich.console import Console
         from rich.table import Table as RichTable
 
-        table = RichTable(title="batayo bench")
-        for col in ("what", "figure", "note"):
+        table = RichTable(title=f"batayo bench ({elapsed:.0f} s)")
+        for col in header:
             table.add_column(col)
         for row in rows:
             table.add_row(*row)
-        Console().print(table)
+        Console(width=160).print(table)
     except ImportError:  # pragma: no cover
-        for row in rows:
+        for row in [header, *rows]:
             print(" | ".join(row))
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":

@@ -18,8 +18,22 @@ from .views import game_view
 
 
 class Command:
-    def __init__(self, state: dict, server_seed: bytes, now: str, actor: Any) -> None:
-        self.state = clone(state)
+    """With `sealed` false (a simulation: no chain, nothing stored) events get no `prev` and no
+    `hash`; with `owned` the command works on `state` itself instead of a copy (the caller gives
+    it up). Either way the game's `decide` and `apply` run exactly as for a stored game, and the
+    random stream is the same."""
+
+    def __init__(
+        self,
+        state: dict,
+        server_seed: bytes,
+        now: str,
+        actor: Any,
+        *,
+        sealed: bool = True,
+        owned: bool = False,
+    ) -> None:
+        self.state = state if owned else clone(state)
         self.game = game_of(self.state) if "game" in self.state else None
         self.events: list[dict] = []
         self.actor = actor
@@ -28,6 +42,7 @@ class Command:
         self._salt = self.state.get("salt") or ""
         self._rng: fairness.Rng | None = None
         self._start_fields: dict | None = None
+        self._sealed = sealed
 
     @property
     def rng(self) -> fairness.Rng:
@@ -45,15 +60,27 @@ class Command:
         if self._rng is not None and self._rng.ledger:
             data = {**data, "rng": self._rng.ledger}
         self._rng = None
-        event = seal(
-            self.state["version"] + 1,
-            type_,
-            self._now,
-            self.actor if actor is None else actor,
-            data,
-            self.state["hash"],
-        )
-        apply(self.state, event)
+        state = self.state
+        if self._sealed:
+            event = seal(
+                state["version"] + 1,
+                type_,
+                self._now,
+                self.actor if actor is None else actor,
+                data,
+                state["hash"],
+            )
+        else:
+            event = {
+                "version": state["version"] + 1,
+                "type": type_,
+                "at": self._now,
+                "actor": self.actor if actor is None else actor,
+                "data": data,
+                "prev": None,
+                "hash": None,
+            }
+        apply(state, event)
         self.events.append(event)
 
     def end(self, result: dict) -> None:
@@ -77,9 +104,12 @@ def create(
     now: str,
     test: bool,
     deal: dict | None = None,
+    sealed: bool = True,
 ) -> Command:
     """The `created` event (and the deal, if no seat is open)."""
-    cmd = Command({"version": 0, "hash": "0" * 64, "id": game_id}, server_seed, now, "server")
+    cmd = Command(
+        {"version": 0, "hash": "0" * 64, "id": game_id}, server_seed, now, "server", sealed=sealed
+    )
     cmd.emit(
         "created",
         {
@@ -128,10 +158,21 @@ def check_can_act(state: dict, seat: int) -> None:
         raise reason(state, seat) if reason else not_your_turn()
 
 
-def act(state: dict, server_seed: bytes, seat: int, action: dict, now: str, actor: Any) -> Command:
-    """Decide one seat's action; raises RuleError when the rules refuse it."""
+def act(
+    state: dict,
+    server_seed: bytes,
+    seat: int,
+    action: dict,
+    now: str,
+    actor: Any,
+    *,
+    sealed: bool = True,
+    owned: bool = False,
+) -> Command:
+    """Decide one seat's action; raises RuleError when the rules refuse it. With `owned` the
+    state itself moves on (see `Command`)."""
     check_can_act(state, seat)
-    cmd = Command(state, server_seed, now, actor)
+    cmd = Command(state, server_seed, now, actor, sealed=sealed, owned=owned)
     cmd.game.decide(cmd, seat, action)
     return cmd
 

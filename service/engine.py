@@ -72,6 +72,8 @@ class Engine:
         self._cache: OrderedDict[str, dict] = OrderedDict()
         self._cache_size = cache_size
         self._seeds: dict[str, bytes] = {}
+        # token digests never change once a seat has one: (game, seat) -> digest, bounded
+        self._token_digests: OrderedDict[tuple[str, int], str] = OrderedDict()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -126,9 +128,21 @@ class Engine:
             raise LookupError("malformed token")
         if named[0] != game_id:
             raise PermissionError("this token belongs to another game")
-        if not tokens.matches(token, self.store.meta(game_id).get(f"token:{named[1]}")):
+        if not tokens.matches(token, self._token_digest(game_id, named[1])):
             raise LookupError("unknown token")
         return named[1]
+
+    def _token_digest(self, game_id: str, seat: int) -> str | None:
+        """The stored digest of a seat's token (kept in memory once known: it never changes)."""
+        known = self._token_digests.get((game_id, seat))
+        if known is not None:
+            return known
+        digest = self.store.meta(game_id).get(f"token:{seat}")
+        if digest is not None:
+            self._token_digests[(game_id, seat)] = digest
+            while len(self._token_digests) > 4 * self._cache_size + 64:
+                self._token_digests.popitem(last=False)
+        return digest
 
     # -- creating and joining ------------------------------------------------------------------
 
@@ -317,29 +331,43 @@ class Engine:
         """
         fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
         idem_hash = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+        # Optimistic: decide against the state this engine last saw, without reading Redis
+        # first; the append only succeeds at that version, and anything the cached state might
+        # have got wrong (a conflict, a refusal, another version than If-Match's) is decided
+        # again on a fresh load.
+        optimistic = idem_hash is None
         for _ in range(MAX_RETRIES):
-            state = self.load(game_id)
+            cached = self._cache.get(game_id) if optimistic else None
+            state = cached if cached is not None else self.load(game_id)
+            optimistic = False
             if idem_hash:
                 prior = self.store.idempotent(game_id, idem_hash)
                 if prior is not None:
                     return self._replay_act(game_id, prior, fp)
             if expected is not None and state["version"] != expected:
+                if cached is not None:
+                    continue
                 raise Stale(state["version"])
-            cmd = command.act(
-                state,
-                self._seed(game_id),
-                seat,
-                action,
-                self.clock(),
-                seat if actor is None else actor,
-            )
+            try:
+                cmd = command.act(
+                    state,
+                    self._seed(game_id),
+                    seat,
+                    action,
+                    self.clock(),
+                    seat if actor is None else actor,
+                )
+            except RuleError:
+                if cached is not None:
+                    continue
+                raise
             idem = None
             if idem_hash:
                 idem = (idem_hash, {"fp": fp, "from": state["version"], "to": cmd.state["version"]})
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:
-                if expected is not None:
+                if expected is not None:  # the stream is not at If-Match's version
                     raise Stale(conflict.current) from None
                 continue
             except Replayed as replay:
@@ -361,13 +389,13 @@ class Engine:
         old = before["version"] if before else 0
         new = cmd.state["version"]
         snapshot = cmd.state if new // self.snapshot_every > old // self.snapshot_every else None
-        self.store.append(game_id, old, cmd.events, idem, snapshot, meta)
+        counts = {
+            "events_appended": len(cmd.events),
+            "actions": 1 if before else 0,
+            "games_created": 0 if before else 1,
+        }
+        self.store.append(game_id, old, cmd.events, idem, snapshot, meta, counts)
         self._remember(game_id, cmd.state)
-        self.store.count(
-            events_appended=len(cmd.events),
-            actions=1 if before else 0,
-            games_created=0 if before else 1,
-        )
         log.info(
             "appended",
             extra={"game": game_id, "version": new, "event_types": [e["type"] for e in cmd.events]},

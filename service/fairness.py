@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 _TWO64 = 2**64
+_FOUR_U64 = struct.Struct(">4Q")
 
 
 def new_server_seed() -> bytes:
@@ -42,10 +44,10 @@ class Rng:
     def _next_u64(self) -> int:
         if not self._buffer:
             msg = (self._prefix + str(self._block)).encode()
-            digest = hmac.new(self._key, msg, hashlib.sha256).digest()
+            digest = hmac.digest(self._key, msg, "sha256")
             self._block += 1
             # four big-endian u64 per block, consumed in order (reversed for pop())
-            self._buffer = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+            self._buffer = list(_FOUR_U64.unpack(digest))[::-1]
         return self._buffer.pop()
 
     def randbelow(self, n: int) -> int:

@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from .clock import utc_now
 from .games import GAMES, resolve_options
 from .table import Table
 
@@ -26,7 +27,16 @@ def seats_for(game: str, options: dict, bots: list[str]) -> list[dict]:
 def play(game: str, options: dict, seats: list[dict], seed: bytes, index: int) -> dict:
     """One game to its end; its final state."""
     game_seed = hashlib.sha256(seed + index.to_bytes(8, "big")).digest()
-    table = Table(game, options, seats, seed=game_seed, game_id=f"sim{index}")
+    now = utc_now()  # a simulated game happens at one instant: reading a clock per event costs
+    table = Table(
+        game,
+        options,
+        seats,
+        seed=game_seed,
+        game_id=f"sim{index}",
+        clock=lambda: now,
+        simulation=True,
+    )
     table.play_out(random.Random(game_seed))  # noqa: S311 - bots' whims, not the game's chance
     return table.state
 

@@ -92,22 +92,48 @@ class Store:
         idem: tuple[str, dict] | None = None,
         snapshot: dict | None = None,
         meta: tuple[str, str] | None = None,
+        counts: dict[str, int] | None = None,
     ) -> int:
-        """Append `events` if the stream is at `expected`; the new version, else Conflict/Replayed."""
+        """Append `events` if the stream is at `expected`; the new version, else Conflict/Replayed.
+
+        `counts` are added to the service-wide counters (see `count`) in the same round trip
+        when the append succeeds."""
         idem_key, idem_record = (
             (key(game_id, f"idem:{idem[0]}"), json.dumps(idem[1])) if idem else ("", "")
         )
         snap_v, snap = (str(snapshot["version"]), json.dumps(snapshot)) if snapshot else ("", "")
-        status, value = self._append(
-            keys=[
-                key(game_id, "events"),
-                idem_key or key(game_id, "idem:-"),
-                key(game_id, "snap"),
-                key(game_id, "meta"),
-            ],
-            args=[expected, idem_record, IDEMPOTENCY_TTL_S, snap_v, snap, *(meta or ("", ""))]
-            + [json.dumps(e, ensure_ascii=False) for e in events],
-        )
+        keys = [
+            key(game_id, "events"),
+            idem_key or key(game_id, "idem:-"),
+            key(game_id, "snap"),
+            key(game_id, "meta"),
+        ]
+        args = [expected, idem_record, IDEMPOTENCY_TTL_S, snap_v, snap, *(meta or ("", ""))] + [
+            json.dumps(e, ensure_ascii=False) for e in events
+        ]
+        counts = {name: n for name, n in (counts or {}).items() if n}
+        answer = None
+        if counts:
+            # one round trip: the script, then the counters; taken back if the script refused
+            # (the counters live outside the game's hash slot, so they cannot be in the script)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+            for name, n in counts.items():
+                pipe.hincrby("metrics", name, n)
+            answer = pipe.execute(raise_on_error=False)[0]
+            if isinstance(answer, Exception) or answer[0] != b"ok":
+                self.count(**{name: -n for name, n in counts.items()})
+                if isinstance(answer, redis.exceptions.NoScriptError):
+                    answer = None  # the server lost its scripts: the plain call loads it
+                elif isinstance(answer, Exception):
+                    raise answer
+                else:
+                    counts = {}
+        if answer is None:
+            answer = self._append(keys=keys, args=args)
+            if answer[0] == b"ok" and counts:
+                self.count(**counts)
+        status, value = answer
         if status == b"conflict":
             raise Conflict(int(value))
         if status == b"idem":

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from . import command
 from .clock import utc_now
 from .games import GAMES, resolve_options
 from .state import bot_seats, fold, game_of
+from .views import LazyView, game_view
 
 
 class Table:
@@ -28,7 +30,12 @@ class Table:
         deal: dict | None = None,
         game_id: str = "local",
         clock=utc_now,
+        simulation: bool = False,
     ) -> None:
+        """With `simulation` the table skips what only a stored game needs: events are not
+        sealed into the hash chain, the state moves on in place instead of being copied per
+        action, and bots read their view lazily. The rules code and the random stream are the
+        same, so the game's course and result are the same as a stored game's."""
         module = GAMES[game]
         self.options = resolve_options(module, options or {})
         n = module.seat_count(self.options)
@@ -38,9 +45,18 @@ class Table:
         self.seed = seed if seed is not None else hashlib.sha256(game_id.encode()).digest()
         self.deal = deal
         self.clock = clock
+        self.simulation = simulation
         described = [{"seat": i, **s} for i, s in enumerate(seats)]
         cmd = command.create(
-            game_id, game, self.options, described, self.seed, clock(), test=True, deal=deal
+            game_id,
+            game,
+            self.options,
+            described,
+            self.seed,
+            clock(),
+            test=True,
+            deal=deal,
+            sealed=not simulation,
         )
         self.events: list[dict] = list(cmd.events)
         self.state = cmd.state
@@ -60,10 +76,29 @@ class Table:
         return seat
 
     def act(self, seat: int, action: dict, actor: Any = None) -> list[dict]:
-        cmd = command.act(
-            self.state, self.seed, seat, action, self.clock(), seat if actor is None else actor
-        )
-        return self._take(cmd)
+        if not self.simulation:
+            cmd = command.act(
+                self.state, self.seed, seat, action, self.clock(), seat if actor is None else actor
+            )
+            return self._take(cmd)
+        version = self.state["version"]
+        try:
+            cmd = command.act(
+                self.state,
+                self.seed,
+                seat,
+                action,
+                self.clock(),
+                seat if actor is None else actor,
+                sealed=False,
+                owned=True,
+            )
+        except Exception:
+            if self.state["version"] != version:  # refused halfway: back to the last good state
+                self.state = fold(self.events)
+            raise
+        self.events += cmd.events
+        return cmd.events
 
     def fire(self, key: str, now: str | None = None) -> list[dict]:
         """Fire a due clock (BATAYO's time limit); nothing happens if it is not due at `now`."""
@@ -71,23 +106,28 @@ class Table:
         return self._take(cmd) if cmd else []
 
     def view(self, seat: int | None) -> dict:
-        from .views import game_view
-
         return game_view(self.state, seat)
+
+    def _bot_view(self, seat: int) -> Mapping:
+        return LazyView(self.state, seat) if self.simulation else game_view(self.state, seat)
 
     def bot_move(self, seat: int, rng: random.Random, bot: str | None = None) -> list[dict]:
         """Let the seat's bot (or the named one) choose from the seat's view, and play it."""
         name = bot or bot_seats(self.state)[seat]
-        action = self.game.BOTS[name](self.view(seat), rng)
+        action = self.game.BOTS[name](self._bot_view(seat), rng)
         return self.act(seat, action, actor="bot")
 
     def play_out(self, rng: random.Random, bots: dict[int, str] | None = None, limit: int = 10**7):
         """Play bots for every awaited seat until the game ends (or `limit` actions)."""
+        game = self.game
+        chosen = {**bot_seats(self.state), **(bots or {})}
+        moves = {seat: game.BOTS[name] for seat, name in chosen.items()}
         for _ in range(limit):
-            if self.state["status"] != "playing":
+            state = self.state
+            if state["status"] != "playing":
                 return
-            seat = self.game.to_move(self.state)[0]
-            self.bot_move(seat, rng, (bots or {}).get(seat))
+            seat = game.to_move(state)[0]
+            self.act(seat, moves[seat](self._bot_view(seat), rng), actor="bot")
         raise RuntimeError("game did not end")
 
     def replay(self, at: int | None = None) -> dict:

@@ -5,6 +5,7 @@ Seat `None` is a spectator. Once the game has ended everybody sees every event i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .state import game_of
@@ -24,26 +25,58 @@ def public_seats(state: dict) -> list[dict]:
     return out
 
 
+def _playing(state: dict) -> bool:
+    return state["status"] == "playing"
+
+
+# The view of API.md, field by field: each is a function of (state, seat).
+_FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
+    "id": lambda state, seat: state["id"],
+    "game": lambda state, seat: state["game"],
+    "version": lambda state, seat: state["version"],
+    "status": lambda state, seat: state["status"],
+    "test": lambda state, seat: state["test"],
+    "options": lambda state, seat: state["options"],
+    "seats": lambda state, seat: public_seats(state),
+    "you": lambda state, seat: seat,
+    "to_move": lambda state, seat: game_of(state).to_move(state) if _playing(state) else [],
+    "legal_actions": lambda state, seat: (
+        game_of(state).legal_actions(state, seat) if _playing(state) and seat is not None else []
+    ),
+    "table": lambda state, seat: game_of(state).view(state, seat),
+    "rounds": lambda state, seat: game_of(state).rounds(state),
+    "result": lambda state, seat: state["result"],
+    "seed_commitment": lambda state, seat: state["seed_commitment"],
+    "clocks": lambda state, seat: dict(_clocks(state)) if _playing(state) else {},
+}
+
+
 def game_view(state: dict, seat: int | None) -> dict:
-    game = game_of(state)
-    playing = state["status"] == "playing"
-    return {
-        "id": state["id"],
-        "game": state["game"],
-        "version": state["version"],
-        "status": state["status"],
-        "test": state["test"],
-        "options": state["options"],
-        "seats": public_seats(state),
-        "you": seat,
-        "to_move": game.to_move(state) if playing else [],
-        "legal_actions": game.legal_actions(state, seat) if playing and seat is not None else [],
-        "table": game.view(state, seat),
-        "rounds": game.rounds(state),
-        "result": state["result"],
-        "seed_commitment": state["seed_commitment"],
-        "clocks": dict(_clocks(state)) if playing else {},
-    }
+    return {key: field(state, seat) for key, field in _FIELDS.items()}
+
+
+class LazyView(Mapping):
+    """The same view as `game_view`, each field computed when first read: what a bot in a
+    simulation gets (most bots read one or two fields). Valid only until the state moves on."""
+
+    __slots__ = ("_got", "_seat", "_state")
+
+    def __init__(self, state: dict, seat: int | None) -> None:
+        self._state = state
+        self._seat = seat
+        self._got: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        got = self._got
+        if key not in got:
+            got[key] = _FIELDS[key](self._state, self._seat)
+        return got[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_FIELDS)
 
 
 def _clocks(state: dict) -> list[tuple[str, str]]:

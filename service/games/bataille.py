@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..cards import RANKS, parse_card, ranks_from, value
+from ..cards import RANK_VALUE, RANKS, parse_card, ranks_from, value
 from ..cards import deck as full_deck
 from .base import BotRng, Option, RuleError, bad_action, max_rounds, random_bot, result
 
@@ -102,7 +102,8 @@ def to_move(state: dict) -> list[int]:
     if state["status"] != "playing":
         return []
     t = state["table"]
-    return [s for s in t["contenders"] if t["put"][s] is None and not t["out"][s]]
+    put, out = t["put"], t["out"]
+    return [s for s in t["contenders"] if put[s] is None and not out[s]]
 
 
 def waiting_reason(state: dict, seat: int) -> RuleError:
@@ -128,7 +129,7 @@ def legal_actions(state: dict, seat: int | None) -> list[dict]:
     if seat not in to_move(state):
         return []
     if state["options"]["variant"] != "ouverte":
-        return [{"type": "flip"}]
+        return [{"type": _FLIP}]
     cards = _available(state, seat)
     if _need(state) == 1:
         return [{"type": "play", "card": c} for c in cards]
@@ -149,16 +150,21 @@ def _turn_pack(cmd, seat: int) -> None:
     cmd.emit("pack_turned", data, actor="server")
 
 
+_FLIP = "flip"
+
+
 def decide(cmd, seat: int, action: dict) -> None:
     state = cmd.state
     kind = action.get("type")
     if state["options"]["variant"] != "ouverte":
-        if kind != "flip" or set(action) != {"type"}:
+        if kind != _FLIP or len(action) != 1:  # exactly {"type": "flip"}
             raise bad_action('in this variant the only action is {"type": "flip"}')
-        _turn_pack(cmd, seat)
-        pack, need = state["table"]["packs"][seat], _need(state)
-        up, down = pack[need - 1], pack[: need - 1]
-        cmd.emit("flipped", {"seat": seat, "up": up, "down": down})
+        t = state["table"]
+        need = 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
+        if len(t["packs"][seat]) < need and t["won"][seat]:
+            _turn_pack(cmd, seat)
+        pack = t["packs"][seat]
+        cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
     else:
         _decide_open(cmd, seat, action)
     _settle(cmd)
@@ -195,13 +201,15 @@ def _settle(cmd) -> None:
         if state["options"]["variant"] == "ouverte" and not t["revealed"]:
             ups = {str(s): t["put"][s]["up"] for s in contenders if t["put"][s]["up"]}
             cmd.emit("revealed", {"up": ups}, actor="server")
-        ups = [(s, t["put"][s]["up"]) for s in contenders if t["put"][s]["up"]]
+        put = t["put"]
+        ups = [(s, put[s]["up"]) for s in contenders if put[s]["up"]]
         if not ups:  # rule 6: every player of the bataille is out
             cmd.emit("left_play", {"count": len(t["pot"]) + _put_count(t)}, actor="server")
             _end_round(cmd)
             return
-        best = max(value(card) for _, card in ups)
-        tied = [s for s, card in ups if value(card) == best]
+        values = [(s, RANK_VALUE[card[:-1]]) for s, card in ups]
+        best = max(v for _, v in values)
+        tied = [s for s, v in values if v == best]
         if len(tied) == 1:  # rule 3: the single highest card takes every card on the table
             cmd.emit(
                 "took",
@@ -278,7 +286,11 @@ def apply(state: dict, event: dict) -> None:
         seat = d["seat"]
         up = d["up"] if kind == "flipped" else d["card"]
         put = [*d["down"], up]
-        t["packs"][seat] = [c for c in t["packs"][seat] if c not in put]
+        pack = t["packs"][seat]
+        if pack[: len(put)] == put:  # the usual case: the top of the pack (cards are unique)
+            t["packs"][seat] = pack[len(put) :]
+        else:
+            t["packs"][seat] = [c for c in pack if c not in put]
         t["put"][seat] = {"up": up, "down": list(d["down"])}
     elif kind == "revealed":
         t["revealed"] = True
