@@ -97,6 +97,16 @@ class Engine:
             self._remember(game_id, state)
         return state
 
+    def exists(self, game_id: str) -> bool:
+        """Whether the game exists; games are never deleted, so one this engine holds does."""
+        if game_id in self._cache:
+            return True
+        try:
+            self.load(game_id)
+        except NotFound:
+            return False
+        return True
+
     def _remember(self, game_id: str, state: dict) -> None:
         self._cache[game_id] = clone(state)
         self._cache.move_to_end(game_id)

@@ -195,7 +195,8 @@ def view(game_id: str) -> Response:
 
 @bp.post("/games/<game_id>/actions")
 def act(game_id: str) -> Response:
-    load(game_id)
+    if not engine().exists(game_id_checked(game_id)):  # no round trip for a game in memory
+        raise Problem(404, "not_found", "no such game")
     seat = caller(game_id, required=True)
     action = body_of(schemas.Action())
     expected = None
