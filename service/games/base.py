@@ -142,6 +142,31 @@ def result(winners: list[int], reason: str, rounds: int, **extra: Any) -> dict[s
     return {"winners": winners, "draw": not winners, "reason": reason, "rounds": rounds, **extra}
 
 
+def check_dealt(
+    piles: list, allowed: Callable[[int], set[str]], what: str = "pack"
+) -> list[list[str]]:
+    """The piles of a test deal, checked: every card well formed, allowed in its pile (by the
+    pile's index), and dealt once. Raises bad_action (400) saying which card is wrong."""
+    from ..cards import BadCard, parse_card
+
+    seen: set[str] = set()
+    for i, pile in enumerate(piles):
+        if not isinstance(pile, list):
+            raise bad_action(f"{what} {i} of the deal must be a list of cards")
+        fits = allowed(i)
+        for card in pile:
+            try:
+                parse_card(card)
+            except BadCard as exc:
+                raise bad_action(str(exc)) from None
+            if card not in fits:
+                raise bad_action(f"{card} cannot be in {what} {i} in this game")
+            if card in seen:
+                raise bad_action(f"{card} is dealt twice")
+            seen.add(card)
+    return [list(p) for p in piles]
+
+
 def add_seconds(at: str, seconds: float) -> str:
     """An event time (`2026-11-29T22:53:26.123456Z`) plus `seconds`, in the same format, so that
     times compare as strings. Pure: it reads no clock."""

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import hashlib
 
-from ..cards import RANK_VALUE, RANKS, parse_card, ranks_from, value
+from ..cards import RANK_VALUE, RANKS, ranks_from, value
 from ..cards import deck as full_deck
-from .base import BotRng, Option, RuleError, bad_action, max_rounds, random_bot, result
+from .base import (
+    BotRng,
+    Option,
+    RuleError,
+    bad_action,
+    check_dealt,
+    max_rounds,
+    random_bot,
+    result,
+)
 
 NAME = "bataille"
 TITLE = "La Bataille"
@@ -60,15 +69,10 @@ def check_deal(deal: dict, options: dict) -> list[list[str]]:
     packs = deal.get("packs") if isinstance(deal, dict) else None
     if set(deal) != {"packs"} or not isinstance(packs, list) or len(packs) != options["players"]:
         raise bad_action(f"deal must be {{'packs': [...]}} with {options['players']} packs")
-    allowed, seen = set(deck(options)), set()
-    for pack in packs:
-        if not isinstance(pack, list) or not pack:
-            raise bad_action("every pack of the deal needs at least one card")
-        for card in pack:
-            if parse_card(card) not in allowed or card in seen:
-                raise bad_action(f"{card} is not in the deck or is dealt twice")
-            seen.add(card)
-    return packs
+    if any(not isinstance(p, list) or not p for p in packs):
+        raise bad_action("every pack of the deal needs at least one card")
+    allowed = set(deck(options))
+    return check_dealt(packs, lambda _: allowed)
 
 
 def start(cmd, deal: dict | None) -> None:

@@ -17,7 +17,15 @@ from typing import Any
 
 from ...cards import SUITS, BadCard, parse_card, suit, value
 from ...cards import deck as full_deck
-from ..base import Option, RuleError, bad_action, max_rounds, not_your_turn, result
+from ..base import (
+    Option,
+    RuleError,
+    bad_action,
+    check_dealt,
+    max_rounds,
+    not_your_turn,
+    result,
+)
 
 NAME = "batak"
 TITLE = "Batak"
@@ -189,17 +197,8 @@ def check_deal(deal: Any, options: dict) -> list[list[str]]:
         raise bad_action("deal must be {'hands': [[13 cards] for each of the 4 seats]}")
     if len(hands) != SEATS or any(not isinstance(h, list) or len(h) != TRICKS for h in hands):
         raise bad_action("deal must give 13 cards to each of the 4 seats")
-    seen: set[str] = set()
-    for hand in hands:
-        for card in hand:
-            try:
-                parse_card(card)
-            except BadCard as e:
-                raise bad_action(str(e)) from None
-            if card in seen:
-                raise bad_action(f"{card} is dealt twice")
-            seen.add(card)
-    return [list(h) for h in hands]
+    allowed = set(full_deck())
+    return check_dealt(hands, lambda _: allowed, "hand")
 
 
 def start(cmd, deal: dict | None) -> None:

@@ -18,8 +18,8 @@ Table state (`state["table"]`), every list indexed by seat:
 
 from __future__ import annotations
 
-from ...cards import RANKS, parse_card, ranks_from, value
-from ..base import Option, RuleError, bad_action, max_rounds, result
+from ...cards import RANKS, ranks_from, value
+from ..base import Option, RuleError, bad_action, check_dealt, max_rounds, result
 
 NAME = "batayo"
 TITLE = "BATAYO"
@@ -108,25 +108,11 @@ def check_deal(deal: dict, options: dict) -> list[list[str]]:
         raise bad_action("deal must be {'packs': [[top card first, ...], ...]}, one pack a seat")
     if len(packs) != n:
         raise bad_action(f"deal must have {n} packs, one a seat")
-    seen: set[str] = set()
     for seat, pack in enumerate(packs):
         if not isinstance(pack, list) or not pack:
             raise bad_action(f"the pack of seat {seat} needs at least one card")
-        allowed = set(pack_of(seat, options))
-        for card in pack:
-            try:
-                parse_card(card)
-            except ValueError as exc:
-                raise bad_action(str(exc)) from None
-            if card not in allowed:
-                raise bad_action(
-                    f"{card} cannot be in the pack of seat {seat}: it holds "
-                    f"{SEAT_SUITS[seat]} from {ranks(options)[0]} to A"
-                )
-            if card in seen:
-                raise bad_action(f"{card} is dealt twice")
-            seen.add(card)
-    return [list(p) for p in packs]
+    # each seat's pack holds its own suit, in the format's ranks
+    return check_dealt(packs, lambda seat: set(pack_of(seat, options)))
 
 
 def start(cmd, deal: dict | None) -> None:

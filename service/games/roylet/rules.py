@@ -31,9 +31,9 @@ Decisions where RULES.md leaves room (documented in the module and the final rep
 
 from __future__ import annotations
 
-from ...cards import BadCard, parse_card, rank
 from ...cards import deck as full_deck
-from ..base import RuleError, bad_action, not_your_turn, result
+from ...cards import rank
+from ..base import RuleError, bad_action, check_dealt, not_your_turn, result
 
 KING, ALLIES = 0, (1, 2)
 BATTLES = 10
@@ -124,16 +124,8 @@ def check_deal(deal: object, options: dict) -> list[list[str]]:
         not isinstance(h, list) or len(h) != n for h, n in zip(hands, sizes, strict=True)
     ):
         raise bad_action("the deal's hands must hold 12, 10 and 10 cards")
-    seen: set[str] = set()
-    for hand in hands:
-        for card in hand:
-            try:
-                parse_card(card)
-            except BadCard as e:
-                raise bad_action(str(e)) from None
-            if card in seen:
-                raise bad_action(f"{card} is dealt twice")
-            seen.add(card)
+    allowed = set(full_deck())
+    check_dealt(hands, lambda _: allowed, "hand")
     missing = [c for c in ROYALS if c not in hands[KING]]
     if missing:
         raise bad_action(f"the King always holds the royals; missing: {', '.join(missing)}")
