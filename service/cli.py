@@ -201,6 +201,8 @@ def export(game_id: str, url: str) -> None:
     import urllib.parse
     import urllib.request
 
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise click.BadParameter("the service's address must be http:// or https://")
     target = f"{url.rstrip('/')}/v1/games/{urllib.parse.quote(game_id, safe='')}/export"
     try:
         with urllib.request.urlopen(target, timeout=60) as answer:  # noqa: S310 - http(s) only

@@ -156,9 +156,12 @@ class Engine:
 
     # -- creating and joining ------------------------------------------------------------------
 
-    def create(self, body: dict, idem_key: str | None = None) -> dict:
-        """Create a game from a validated request body; the answer of API.md (with tokens)."""
-        claim = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+    def create(self, body: dict, idem_key: str | None = None, client: str = "") -> dict:
+        """Create a game from a validated request body; the answer of API.md (with tokens).
+
+        An idempotency key is scoped to the `client` (its address): the answer holds tokens, so
+        a key guessed by someone else must not replay it to them."""
+        claim = _scoped(idem_key, client) if idem_key else None
         game_id = new_game_id()
         planned = self._plan(body, game_id)
         if claim:
@@ -274,9 +277,10 @@ class Engine:
             "seats": seats,
         }
 
-    def join(self, game_id: str, body: dict, idem_key: str | None = None) -> dict:
+    def join(self, game_id: str, body: dict, idem_key: str | None = None, client: str = "") -> dict:
+        """Take the first open seat (an idempotency key is scoped to the client, as for create)."""
         fp = fingerprint(body) if idem_key else None
-        idem_hash = hashlib.sha256(idem_key.encode()).hexdigest() if idem_key else None
+        idem_hash = _scoped(idem_key, client) if idem_key else None
         for _ in range(MAX_RETRIES):
             state = self.load(game_id)
             if idem_hash:
@@ -508,6 +512,10 @@ class Engine:
                     "sweep", (again_in_s,), at=due, job_id=_job_id("sweep", due)
                 )
         return count
+
+
+def _scoped(idem_key: str, client: str) -> str:
+    return hashlib.sha256(f"{client}|{idem_key}".encode()).hexdigest()
 
 
 def _job_id(*parts: str) -> str:

@@ -3,7 +3,9 @@ machines are shared and noisy); `HYPOTHESIS_PROFILE=deep` for a long local run."
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -46,3 +48,18 @@ def any_redis(request) -> redis.Redis:
     if request.param == "fakeredis":
         return fakeredis.FakeRedis()
     return _real_redis()
+
+
+# The reliability tests (fuzzing, leaks, races) record how much they checked; the run prints it.
+COUNTS = Path(__file__).parent / "artifacts" / "counts.json"
+
+
+def pytest_sessionstart(session) -> None:
+    COUNTS.unlink(missing_ok=True)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if COUNTS.exists():
+        terminalreporter.write_sep("-", "reliability counts")
+        for name, value in sorted(json.loads(COUNTS.read_text()).items()):
+            terminalreporter.write_line(f"{name}: {value}")

@@ -10,26 +10,25 @@ from click.testing import CliRunner
 from service.cli import main
 from service.table import Table
 
+SIMULATE = [
+    "simulate",
+    "bataille",
+    "--games",
+    "6",
+    "--seats",
+    "random,greedy",
+    "--option",
+    "deck=32",
+    "--option",
+    "max_rounds=300",
+    "--seed",
+    "ab",
+    "--json",
+]
+
 
 def test_simulate_json_has_exactly_the_documented_fields():
-    out = CliRunner().invoke(
-        main,
-        [
-            "simulate",
-            "bataille",
-            "--games",
-            "6",
-            "--seats",
-            "random,greedy",
-            "--option",
-            "deck=32",
-            "--option",
-            "max_rounds=300",
-            "--seed",
-            "ab",
-            "--json",
-        ],
-    )
+    out = CliRunner().invoke(main, SIMULATE)
     assert out.exit_code == 0, out.output
     summary = json.loads(out.output)
     assert set(summary) == {"games", "rounds", "wins", "draws", "reasons", "games_per_s"}
@@ -38,31 +37,9 @@ def test_simulate_json_has_exactly_the_documented_fields():
     assert sum(summary["wins"].values()) + summary["draws"] == 6
     assert sum(summary["reasons"].values()) == 6
     assert summary["rounds"]["min"] <= summary["rounds"]["median"] <= summary["rounds"]["max"]
-    again = json.loads(
-        CliRunner()
-        .invoke(
-            main,
-            [
-                "simulate",
-                "bataille",
-                "--games",
-                "6",
-                "--seats",
-                "random,greedy",
-                "--option",
-                "deck=32",
-                "--option",
-                "max_rounds=300",
-                "--seed",
-                "ab",
-                "--json",
-            ],
-        )
-        .output
-    )
-    assert {k: v for k, v in again.items() if k != "games_per_s"} == {
-        k: v for k, v in summary.items() if k != "games_per_s"
-    }  # same seed, same games
+    again = json.loads(CliRunner().invoke(main, SIMULATE).output)
+    same = {k: v for k, v in summary.items() if k != "games_per_s"}
+    assert {k: v for k, v in again.items() if k != "games_per_s"} == same  # same seed, same games
 
 
 def test_simulate_refuses_bad_options_and_bots():

@@ -283,23 +283,26 @@ def test_rule8_forbidden_capture_without_majority_is_void_and_replayed():
     assert view["results"][0]["result"] == "void" and view["voids"] == 1
 
 
+# on DEAL_Q: the King loses the king of hearts with a jack and keeps 7 tricks to 3
+PENALTY_THEN_VOID = [
+    ("JS", "KS", "2D"),
+    ("KH", "AH", "KD"),
+    ("2S", "AD", "3D"),
+    ("JH", "2H", "4D"),
+    ("JD", "3H", "5D"),
+    ("JC", "4H", "6D"),
+    ("AS", "QS", "QC"),
+    ("AC", "QH", "QD"),
+    ("9H", "5H", "7D"),
+    ("10S", "6H", "8D"),
+]
+
+
 def test_rule8_king_of_hearts_with_a_jack_is_void_after_the_penalty():
     """Rule 5: "the king of hearts with any jack" is forbidden; rule 6 hands a trick first:
     7-3 becomes 6-4, the Allies still do not hold more: void."""
     t = table(DEAL_Q)
-    plays = [
-        ("JS", "KS", "2D"),
-        ("KH", "AH", "KD"),
-        ("2S", "AD", "3D"),
-        ("JH", "2H", "4D"),
-        ("JD", "3H", "5D"),
-        ("JC", "4H", "6D"),
-        ("AS", "QS", "QC"),
-        ("AC", "QH", "QD"),
-        ("9H", "5H", "7D"),
-        ("10S", "6H", "8D"),
-    ]
-    for play in plays:
+    for play in PENALTY_THEN_VOID:
         battle(t, *play)
     assert any(e["type"] == "king_penalty" for e in t.events)
     result = ended(t)

@@ -13,7 +13,17 @@ from service.games.roylet import ties
 from service.table import Table
 from service.views import redact_event
 from tests.test_api import Service, auth
-from tests.test_roylet_rules import A1, A2, DEAL, DEAL_Q, KING, PENALTY_PLAY, VOID_PLAY, battle
+from tests.test_roylet_rules import (
+    A1,
+    A2,
+    DEAL,
+    DEAL_Q,
+    KING,
+    PENALTY_PLAY,
+    PENALTY_THEN_VOID,
+    VOID_PLAY,
+    battle,
+)
 from tests.test_roylet_rules import table as make
 
 
@@ -93,19 +103,7 @@ def test_a_void_round_after_the_king_of_hearts_penalty():
     """Rules 5, 6, 8: the king of hearts with a jack is forbidden; the King hands his last trick
     first (7-3 becomes 6-4): still no majority, void."""
     t = make(DEAL_Q)
-    plays = [
-        ("JS", "KS", "2D"),
-        ("KH", "AH", "KD"),
-        ("2S", "AD", "3D"),
-        ("JH", "2H", "4D"),
-        ("JD", "3H", "5D"),
-        ("JC", "4H", "6D"),
-        ("AS", "QS", "QC"),
-        ("AC", "QH", "QD"),
-        ("9H", "5H", "7D"),
-        ("10S", "6H", "8D"),
-    ]
-    for play in plays:
+    for play in PENALTY_THEN_VOID:
         battle(t, *play)
     (tie,) = ties(t.events)
     penalty = events_of(t, "king_penalty")[0]

@@ -6,7 +6,7 @@ from flask import Flask, Response, json
 
 from ..engine import Engine
 from ..web import bp as web_bp
-from . import games, metrics, problems
+from . import games, limits, metrics, problems
 
 MAX_BODY = 64 * 1024
 
@@ -16,6 +16,7 @@ def create_app(engine: Engine) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["batayo.engine"] = engine
     problems.install(app)
+    limits.install(app, engine.store.redis)
     metrics.install(app, engine)
     app.register_blueprint(games.bp)
     app.register_blueprint(web_bp)

@@ -138,7 +138,7 @@ def rules() -> Response:
 def create() -> Response:
     body = body_of(schemas.CreateGame())
     try:
-        answer = engine().create(body, idempotency_key())
+        answer = engine().create(body, idempotency_key(), request.remote_addr or "")
     except RuleError as exc:
         raise rule_problem(exc) from None
     except IdempotencyMismatch as exc:
@@ -176,7 +176,7 @@ def join(game_id: str) -> Response:
     load(game_id)
     body = body_of(schemas.Join())
     try:
-        answer = engine().join(game_id, body, idempotency_key())
+        answer = engine().join(game_id, body, idempotency_key(), request.remote_addr or "")
     except RuleError as exc:
         raise rule_problem(exc) from None
     except IdempotencyMismatch as exc:

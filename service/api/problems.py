@@ -29,6 +29,7 @@ CODES = {
     405: "method_not_allowed",
     413: "body_too_large",
     415: "unsupported_media_type",
+    429: "rate_limited",
     500: "internal_error",
 }
 

@@ -167,6 +167,12 @@ def check_dealt(
     return [list(p) for p in piles]
 
 
+def left_out(cards: list[str], piles: list[list[str]]) -> list[str]:
+    """The cards of `cards` that no pile holds (a test deal's cards out of play), in order."""
+    dealt = {c for pile in piles for c in pile}
+    return [c for c in cards if c not in dealt]
+
+
 def add_seconds(at: str, seconds: float) -> str:
     """An event time (`2026-11-29T22:53:26.123456Z`) plus `seconds`, in the same format, so that
     times compare as strings. Pure: it reads no clock."""

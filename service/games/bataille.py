@@ -17,6 +17,7 @@ from .base import (
     RuleError,
     bad_action,
     check_dealt,
+    left_out,
     max_rounds,
     random_bot,
     result,
@@ -81,8 +82,7 @@ def start(cmd, deal: dict | None) -> None:
     n = options["players"]
     if deal is not None:
         packs = check_deal(deal, options)
-        dealt = {c for p in packs for c in p}
-        aside = [c for c in deck(options) if c not in dealt]
+        aside = left_out(deck(options), packs)
     else:
         cards = cmd.rng.shuffle(deck(options), "deck")
         keep = len(cards) - len(cards) % n

@@ -19,7 +19,7 @@ Table state (`state["table"]`), every list indexed by seat:
 from __future__ import annotations
 
 from ...cards import RANKS, ranks_from, value
-from ..base import Option, RuleError, bad_action, check_dealt, max_rounds, result
+from ..base import Option, RuleError, bad_action, check_dealt, left_out, max_rounds, result
 
 NAME = "batayo"
 TITLE = "BATAYO"
@@ -121,8 +121,7 @@ def start(cmd, deal: dict | None) -> None:
     n = options["players"]
     if deal is not None:
         packs = check_deal(deal, options)
-        dealt = {c for p in packs for c in p}
-        aside = [c for c in deck(options) if c not in dealt]
+        aside = left_out(deck(options), packs)
     else:
         packs = [cmd.rng.shuffle(pack_of(s, options), f"pack of seat {s}") for s in range(n)]
         aside = []

@@ -1,0 +1,132 @@
+"""Rate limits: requests per minute per client (remote address) and per seat token.
+
+A fixed-window counter in Redis, so every API process behind one Redis shares the same counts:
+one key per client (or token) and window, `INCR`ed by a small script that also sets its expiry.
+Over the limit the answer is a 429 problem (`rate_limited`) with `Retry-After` (seconds to the
+next window). Tokens are counted under their SHA-256, never their text. Health checks, the
+metrics endpoint and the browser pages are not limited; only the `/v1` API is.
+
+Settings (requests per window; 0 turns a limit off), read when the app is created and kept in
+`app.config`, where tests may change them:
+
+- `BATAYO_RATE_LIMIT` (`RATE_LIMIT`): per client address, default 600 a minute;
+- `BATAYO_RATE_LIMIT_TOKEN` (`RATE_LIMIT_TOKEN`): per seat token, default 300 a minute;
+- `BATAYO_RATE_WINDOW_S` (`RATE_WINDOW_S`): the window, default 60 seconds.
+
+Behind a reverse proxy the client address is the proxy's unless the app is wrapped in
+werkzeug's `ProxyFix` (the proxy must then overwrite `X-Forwarded-For`).
+
+If Redis does not answer, requests are let through (the store's own errors then surface as they
+would without a limiter): a limiter must not turn a Redis hiccup into an outage of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+
+from flask import Flask, request
+
+from .problems import problem_response
+
+DEFAULT_PER_CLIENT = 600
+DEFAULT_PER_TOKEN = 300
+DEFAULT_WINDOW_S = 60
+EXEMPT = ("/healthz", "/readyz", "/metrics")
+
+# KEYS: the counter. ARGV: its lifetime in ms. Returns the count and the ms left in the window.
+_HIT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}
+"""
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    try:
+        return max(0, int(raw)) if raw else default
+    except ValueError:
+        return default
+
+
+class Limiter:
+    """Fixed windows of `window_s` seconds, counted in Redis under `ratelimit:<kind>:<id>:<n>`."""
+
+    def __init__(self, client, window_s: int = DEFAULT_WINDOW_S, clock=time.time) -> None:
+        self.redis = client
+        self.window_s = window_s
+        self.clock = clock
+        self._hit = client.register_script(_HIT)
+
+    def hit(self, kind: str, ident: str, limit: int) -> int | None:
+        """Count one request; None while within `limit`, else the seconds until the next window."""
+        now = self.clock()
+        window = int(now // self.window_s)
+        name = f"ratelimit:{kind}:{ident}:{window}"
+        count, ttl_ms = self._hit(keys=[name], args=[self.window_s * 1000])
+        if int(count) <= limit:
+            return None
+        left = (window + 1) * self.window_s - now
+        return max(1, math.ceil(min(left, int(ttl_ms) / 1000 if int(ttl_ms) > 0 else left)))
+
+
+def _client_id() -> str:
+    return hashlib.sha256((request.remote_addr or "unknown").encode()).hexdigest()[:32]
+
+
+def _token_id() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return hashlib.sha256(token.strip().encode()).hexdigest()[:32]
+
+
+def install(app: Flask, client) -> None:
+    """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
+    app.config.setdefault("RATE_LIMIT", _env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
+    app.config.setdefault(
+        "RATE_LIMIT_TOKEN", _env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN)
+    )
+    app.config.setdefault("RATE_WINDOW_S", _env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    limiters: dict[int, Limiter] = {}
+
+    def limiter() -> Limiter:
+        window = max(1, int(app.config["RATE_WINDOW_S"]))
+        if window not in limiters:
+            limiters[window] = Limiter(client, window, app.config.get("RATE_CLOCK", time.time))
+        return limiters[window]
+
+    @app.before_request
+    def _limit():
+        if not request.path.startswith("/v1/") or request.path in EXEMPT:
+            return None
+        checks = [("client", _client_id(), int(app.config["RATE_LIMIT"] or 0))]
+        token = _token_id()
+        if token is not None:
+            checks.append(("token", token, int(app.config["RATE_LIMIT_TOKEN"] or 0)))
+        for kind, ident, limit in checks:
+            if limit <= 0:
+                continue
+            try:
+                wait = limiter().hit(kind, ident, limit)
+            except Exception:  # the store is down: let the request meet that error on its own
+                app.logger.warning("rate limiter: the store does not answer", exc_info=True)
+                return None
+            if wait is not None:
+                who = "this client" if kind == "client" else "this token"
+                response = problem_response(
+                    429,
+                    "rate_limited",
+                    f"too many requests from {who}: at most {limit} every "
+                    f"{app.config['RATE_WINDOW_S']} s; retry in {wait} s",
+                    retry_after=wait,
+                )
+                response.headers["Retry-After"] = str(wait)
+                return response
+        return None

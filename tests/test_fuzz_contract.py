@@ -1,0 +1,164 @@
+"""Contract fuzzing: schemathesis generates requests from openapi.yaml for every operation and
+sends them to the Flask app in-process (fakeredis, test games allowed). Every answer must be
+below 500, have a documented status and content type, and match its documented schema and
+headers.
+
+Path parameters hit real games (open, playing and finished ones of every kind) as well as
+generated ids, and requests carry real seat tokens as well as generated ones. The number of
+cases run is written to tests/artifacts/counts.json (key `contract_cases`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import fakeredis
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+
+schemathesis = pytest.importorskip("schemathesis")
+
+from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.specs.openapi.checks import (  # noqa: E402
+    content_type_conformance,
+    missing_required_header,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
+)
+
+from service.api import create_app  # noqa: E402
+from service.dispatch import QueueDispatcher  # noqa: E402
+from service.engine import Engine  # noqa: E402
+from service.games import GAMES  # noqa: E402
+from service.store import Store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "openapi.yaml"
+COUNTS = ROOT / "tests" / "artifacts" / "counts.json"
+EXAMPLES = int(os.environ.get("BATAYO_CONTRACT_EXAMPLES", "30"))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    negative_data_rejection,
+    missing_required_header,
+    unsupported_method,
+]
+
+
+def record_count(name: str, value: int) -> None:
+    """Set the run's count `name` in tests/artifacts/counts.json (other keys are kept)."""
+    COUNTS.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        counts = json.loads(COUNTS.read_text())
+    except (OSError, ValueError):
+        counts = {}
+    counts[name] = value
+    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
+
+
+def _world():
+    """An app with games in every state: per kind an all-bot game played to its end, a game of
+    humans in play, and an open game."""
+    jobs = QueueDispatcher()
+    engine = Engine(Store(fakeredis.FakeRedis()), jobs, test_games=True)
+    app = create_app(engine)
+    app.config["RATE_LIMIT"] = 0  # the limiter is tested on its own (tests/test_abuse.py)
+    app.config["RATE_LIMIT_TOKEN"] = 0
+    client = app.test_client()
+    finished, live, tokens = [], [], []
+    small = {"bataille": {"deck": 32, "max_rounds": 30}, "batayo": {"format": "express"}}
+    small["batak"] = {"deals": 3}
+    small["roylet"] = {"rounds": 2}
+    for name, game in GAMES.items():
+        options = small.get(name, {})
+        n = game.seat_count({**{o.name: o.default for o in game.OPTIONS}, **options})
+        bots = client.post(
+            "/v1/games",
+            json={"game": name, "options": options, "seats": [{"bot": "random"}] * n},
+        )
+        assert bots.status_code == 201, bots.json
+        finished.append(bots.json["id"])
+        humans = client.post(
+            "/v1/games",
+            json={"game": name, "options": options, "seats": [{"name": f"p{i}"} for i in range(n)]},
+        )
+        assert humans.status_code == 201, humans.json
+        live.append(humans.json["id"])
+        tokens += [s["token"] for s in humans.json["seats"]]
+        opened = client.post(
+            "/v1/games",
+            json={
+                "game": name,
+                "options": options,
+                "seats": [{"name": "host"}] + [{"open": True}] * (n - 1),
+            },
+        )
+        assert opened.status_code == 201, opened.json
+        live.append(opened.json["id"])
+        tokens.append(opened.json["seats"][0]["token"])
+    jobs.run(lambda job, args: getattr(engine, job)(*args))
+    for gid in finished:
+        assert client.get(f"/v1/games/{gid}").json["status"] == "finished", gid
+    return app, finished, live, tokens
+
+
+APP, FINISHED, LIVE, TOKENS = _world()
+schema = schemathesis.openapi.from_path(str(SPEC))
+schema.app = APP
+CASES = {"n": 0, "by_status": {}}
+
+
+@schema.hook
+def flatmap_path_parameters(context, path_parameters):
+    """Real games (a live game's stream never ends, so the stream gets finished ones only)."""
+    if not path_parameters or "game_id" not in path_parameters:
+        return st.just(path_parameters)
+    real = FINISHED if context.operation.path.endswith("/stream") else FINISHED + LIVE
+    return st.one_of(
+        st.just(path_parameters),
+        st.sampled_from(real).map(lambda gid: {**path_parameters, "game_id": gid}),
+    )
+
+
+@schema.hook
+def flatmap_headers(context, headers):
+    """Real seat tokens (of this game or another) besides whatever was generated."""
+    headers = dict(headers or {})
+    if context.operation.path.endswith("/stream"):
+        headers.pop("Last-Event-ID", None)  # a resumed stream of a live game would block
+    return st.one_of(
+        st.just(headers),
+        st.sampled_from(TOKENS).map(lambda t: {**headers, "Authorization": f"Bearer {t}"}),
+    )
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+def test_every_answer_conforms_to_the_spec(case):
+    response = case.call()
+    CASES["n"] += 1
+    CASES["by_status"][response.status_code] = CASES["by_status"].get(response.status_code, 0) + 1
+    case.validate_response(response, checks=CHECKS)
+
+
+def test_report_the_number_of_contract_cases():
+    """Runs after the fuzzing (same module, later in file order): record the count."""
+    if CASES["n"] == 0:
+        pytest.skip("the contract fuzzing did not run in this session")
+    record_count("contract_cases", CASES["n"])
+    print(f"\ncontract fuzzing: {CASES['n']} cases, by status {sorted(CASES['by_status'].items())}")
