@@ -78,22 +78,26 @@ class Engine:
     # -- reading -------------------------------------------------------------------------------
 
     def load(self, game_id: str, at: int | None = None) -> dict:
-        """The game's state, now or as of version `at`."""
+        """The game's state, now or as of version `at`.
+
+        A state handed out is shared with the engine's cache: read it, never change it (the
+        command side works on its own copy), so loading an unchanged game copies nothing."""
         cached = self._cache.get(game_id)
         known = cached if cached and (at is None or cached["version"] <= at) else None
         snap, events = self.store.load(game_id, at, known["version"] if known else 0)
-        base = snap if snap is not None else (clone(known) if known else None)
-        if base is None and not events:
-            raise NotFound(game_id)
-        state = base if base is not None else {"version": 0, "hash": "0" * 64, "status": "new"}
-        if base is None:
-            state = fold(events)
+        if snap is not None:
+            state = snap
+        elif known is not None:
+            state = clone(known) if events else known
+        elif events:
+            state = fold([])
         else:
-            for event in events:
-                apply(state, event)
+            raise NotFound(game_id)
+        for event in events:
+            apply(state, event)
         if at is not None and state["version"] < at:
             raise NotFound(f"{game_id} has no version {at}")
-        if at is None:
+        if at is None and state is not known:
             self._remember(game_id, state)
         return state
 
@@ -108,7 +112,8 @@ class Engine:
         return True
 
     def _remember(self, game_id: str, state: dict) -> None:
-        self._cache[game_id] = clone(state)
+        """Keep the latest state (shared, never changed: commands copy before they decide)."""
+        self._cache[game_id] = state
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

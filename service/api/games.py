@@ -18,6 +18,15 @@ from . import schemas
 from .problems import Problem
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
+# one instance each: building a marshmallow schema costs more than loading a body with it
+ACTION_SCHEMA = schemas.Action()
+CREATE_GAME_SCHEMA = schemas.CreateGame()
+EVENTS_QUERY_SCHEMA = schemas.EventsQuery()
+JOIN_SCHEMA = schemas.Join()
+LIST_QUERY_SCHEMA = schemas.ListQuery()
+STREAM_QUERY_SCHEMA = schemas.StreamQuery()
+TIES_QUERY_SCHEMA = schemas.TiesQuery()
+VIEW_QUERY_SCHEMA = schemas.ViewQuery()
 GAME_ID = re.compile(r"^[0-9a-f]{16}$")
 IF_MATCH = re.compile(r'^(?:W/)?"?(\d{1,15})"?$')
 
@@ -136,7 +145,7 @@ def rules() -> Response:
 
 @bp.post("/games")
 def create() -> Response:
-    body = body_of(schemas.CreateGame())
+    body = body_of(CREATE_GAME_SCHEMA)
     try:
         answer = engine().create(body, idempotency_key(), request.remote_addr or "")
     except RuleError as exc:
@@ -148,7 +157,7 @@ def create() -> Response:
 
 @bp.get("/games")
 def listing() -> Response:
-    q = query(schemas.ListQuery())
+    q = query(LIST_QUERY_SCHEMA)
     found, more = engine().store.listing(q.get("game"), q.get("status"), q["offset"], q["limit"])
     games = []
     for gid, _ in found:
@@ -174,7 +183,7 @@ def listing() -> Response:
 @bp.post("/games/<game_id>/join")
 def join(game_id: str) -> Response:
     load(game_id)
-    body = body_of(schemas.Join())
+    body = body_of(JOIN_SCHEMA)
     try:
         answer = engine().join(game_id, body, idempotency_key(), request.remote_addr or "")
     except RuleError as exc:
@@ -188,7 +197,7 @@ def join(game_id: str) -> Response:
 def view(game_id: str) -> Response:
     load(game_id)
     seat = caller(game_id)
-    at = query(schemas.ViewQuery()).get("at")
+    at = query(VIEW_QUERY_SCHEMA).get("at")
     state = load(game_id, at)
     return ok(game_view(state, seat), ETag=f'"{state["version"]}"')
 
@@ -198,7 +207,7 @@ def act(game_id: str) -> Response:
     if not engine().exists(game_id_checked(game_id)):  # no round trip for a game in memory
         raise Problem(404, "not_found", "no such game")
     seat = caller(game_id, required=True)
-    action = body_of(schemas.Action())
+    action = body_of(ACTION_SCHEMA)
     expected = None
     if_match = request.headers.get("If-Match")
     if if_match is not None and if_match.strip() != "*":
@@ -227,7 +236,7 @@ def act(game_id: str) -> Response:
 def events(game_id: str) -> Response:
     state = load(game_id)
     seat = caller(game_id)
-    q = query(schemas.EventsQuery())
+    q = query(EVENTS_QUERY_SCHEMA)
     found = engine().store.events(game_id, q["after"], q["limit"])
     shown = [redact_event(e, seat, state) for e in found]
     last = found[-1]["version"] if found else q["after"]
@@ -258,7 +267,7 @@ def ties(game_id: str) -> Response:
     """Every tie episode, built from the events as the caller may see them."""
     state = load(game_id)
     seat = caller(game_id)
-    q = query(schemas.TiesQuery())
+    q = query(TIES_QUERY_SCHEMA)
     audit = getattr(GAMES[state["game"]], "ties", None)
     shown = [redact_event(e, seat, state) for e in engine().all_events(game_id)]
     episodes = audit(shown) if audit else []
@@ -300,7 +309,7 @@ def stream(game_id: str) -> Response:
     """Server-sent events: `id:` is the version; Last-Event-ID (or ?after=) resumes exactly."""
     state = load(game_id)
     seat = caller(game_id)
-    after = query(schemas.StreamQuery()).get("after")
+    after = query(STREAM_QUERY_SCHEMA).get("after")
     last_id = request.headers.get("Last-Event-ID")
     if last_id is not None:
         if not last_id.isdigit() or len(last_id) > 15:
