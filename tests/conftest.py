@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -51,7 +50,7 @@ def any_redis(request) -> redis.Redis:
 
 
 # The reliability tests (fuzzing, leaks, races) record how much they checked; the run prints it.
-COUNTS = Path(__file__).parent / "artifacts" / "counts.json"
+from tests.helpers import COUNTS  # noqa: E402
 
 
 def pytest_sessionstart(session) -> None:

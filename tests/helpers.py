@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from service.table import Table
+
+# What the reliability tests checked (cases, games, actions); conftest prints it after the run.
+COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"
 
 SEED = bytes(range(32))
 
@@ -31,3 +35,19 @@ def last(t: Table, kind: str) -> dict:
 
 def text(obj) -> str:
     return json.dumps(obj)
+
+
+def auth(token: str | None) -> dict:
+    """The header that acts as a seat (none for a spectator)."""
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def record_counts(values: dict) -> None:
+    """Merge `values` into the run's counts (other tests' keys are kept)."""
+    COUNTS.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        counts = json.loads(COUNTS.read_text())
+    except (OSError, ValueError):
+        counts = {}
+    counts.update(values)
+    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")

@@ -19,6 +19,7 @@ from service.dispatch import QueueDispatcher
 from service.engine import Engine
 from service.store import Store
 from tests.apiclient import CheckedClient
+from tests.helpers import auth
 
 
 class RecordingRedis(fakeredis.FakeRedis):
@@ -49,10 +50,6 @@ def make(limit: int = 0, per_token: int = 0, client=None):
     app.config["RATE_LIMIT"] = limit
     app.config["RATE_LIMIT_TOKEN"] = per_token
     return engine, app, client
-
-
-def auth(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def humans_game(test_client, n: int = 2, game: str = "bataille", **extra) -> dict:

@@ -13,6 +13,7 @@ from service.state import fold
 from service.store import Store
 from service.views import game_view
 from tests.apiclient import CheckedClient
+from tests.helpers import auth
 
 
 class Service:
@@ -28,10 +29,6 @@ class Service:
 @pytest.fixture
 def svc() -> Service:
     return Service()
-
-
-def auth(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def all_events(svc: Service, gid: str, headers: dict | None = None) -> list[dict]:

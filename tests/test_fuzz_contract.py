@@ -9,7 +9,6 @@ cases run is written to tests/artifacts/counts.json (key `contract_cases`)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -36,10 +35,10 @@ from service.dispatch import QueueDispatcher  # noqa: E402
 from service.engine import Engine  # noqa: E402
 from service.games import GAMES  # noqa: E402
 from service.store import Store  # noqa: E402
+from tests.helpers import record_counts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi.yaml"
-COUNTS = ROOT / "tests" / "artifacts" / "counts.json"
 EXAMPLES = int(os.environ.get("BATAYO_CONTRACT_EXAMPLES", "30"))
 CHECKS = [
     not_a_server_error,
@@ -51,17 +50,6 @@ CHECKS = [
     missing_required_header,
     unsupported_method,
 ]
-
-
-def record_count(name: str, value: int) -> None:
-    """Set the run's count `name` in tests/artifacts/counts.json (other keys are kept)."""
-    COUNTS.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        counts = json.loads(COUNTS.read_text())
-    except (OSError, ValueError):
-        counts = {}
-    counts[name] = value
-    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
 
 
 def _world():
@@ -160,5 +148,5 @@ def test_report_the_number_of_contract_cases():
     """Runs after the fuzzing (same module, later in file order): record the count."""
     if CASES["n"] == 0:
         pytest.skip("the contract fuzzing did not run in this session")
-    record_count("contract_cases", CASES["n"])
+    record_counts({"contract_cases": CASES["n"]})
     print(f"\ncontract fuzzing: {CASES['n']} cases, by status {sorted(CASES['by_status'].items())}")

@@ -12,7 +12,6 @@ spectator, with `ETag` the version. Counts go to tests/artifacts/counts.json."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import fakeredis
 from hypothesis import HealthCheck, Phase, settings
@@ -33,8 +32,8 @@ from service.state import fold
 from service.store import Store
 from service.views import game_view
 from tests.apiclient import CheckedClient
+from tests.helpers import auth, record_counts
 
-COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"
 TOTALS = {"stateful_runs": 0, "stateful_steps": 0, "stateful_games": 0, "stateful_actions": 0}
 
 SMALL = {
@@ -60,20 +59,6 @@ BODIES = st.one_of(
     st.lists(SCALARS, max_size=3),
     SCALARS,
 )
-
-
-def record_counts(values: dict) -> None:
-    COUNTS.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        counts = json.loads(COUNTS.read_text())
-    except (OSError, ValueError):
-        counts = {}
-    counts.update(values)
-    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
-
-
-def auth(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 class Games(RuleBasedStateMachine):

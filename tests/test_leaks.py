@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from pathlib import Path
 
 import fakeredis
 import pytest
@@ -30,8 +29,8 @@ from service.dispatch import QueueDispatcher
 from service.engine import Engine
 from service.games import GAMES
 from service.store import Store
+from tests.helpers import auth, record_counts
 
-COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[SHDC](?![0-9A-Za-z])")
 ROYALS = {"JS", "JH", "JD", "JC", "KH"}  # RULES.md BatailleRoylet 1: the King always holds them
 TOTALS = {"leak_games": 0, "leak_versions": 0, "leak_documents": 0}
@@ -52,16 +51,6 @@ CONFIGS = [
     ("roylet", {"rounds": 2, "losing_streak": 2}, 2),
 ]
 MAX_ACTIONS = 200
-
-
-def record_counts(values: dict) -> None:
-    COUNTS.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        counts = json.loads(COUNTS.read_text())
-    except (OSError, ValueError):
-        counts = {}
-    counts.update(values)
-    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
 
 
 # -- what each viewer may know, from the rules -------------------------------------------------
@@ -194,10 +183,6 @@ class Checker:
 
 
 # -- playing and looking -----------------------------------------------------------------------
-
-
-def auth(token: str | None) -> dict:
-    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 def read_stream(client, gid: str, token: str | None, upto: int) -> list[dict]:

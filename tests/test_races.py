@@ -10,12 +10,10 @@ tests/artifacts/counts.json (`race_actions`)."""
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
@@ -23,10 +21,10 @@ from service.api import create_app
 from service.engine import Engine
 from service.store import Store
 from service.verify import verify
+from tests.helpers import auth, record_counts
 
 pytestmark = pytest.mark.redis
 
-COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"
 THREADS = 32
 BUDGET_S = 12.0
 MAX_ACTIONS = 1500
@@ -36,20 +34,6 @@ GAMES = [
     ("bataille", {"deck": 32, "players": 4, "variant": "ouverte", "max_rounds": 60}),
     ("bataille", {"deck": 32, "players": 2, "variant": "ouverte", "max_rounds": 60}),
 ]
-
-
-def record_counts(values: dict) -> None:
-    COUNTS.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        counts = json.loads(COUNTS.read_text())
-    except (OSError, ValueError):
-        counts = {}
-    counts.update(values)
-    COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
-
-
-def auth(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture
