@@ -25,20 +25,19 @@ def tied_game(svc: Service) -> tuple[str, list[str]]:
         json={
             "game": "bataille",
             "options": {"players": 3},
-            "seats": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+            "seats": [{"name": "ana"}, {"name": "bob"}, {"name": "cy"}],
             "deal": {"packs": PACKS},
         },
     ).json
-    tokens = [s["token"] for s in created["seats"]]
+    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
     for _ in range(3):
-        view = svc.client.get(f"/v1/games/{created['id']}").json
+        view = svc.client.get(f"/v1/games/{gid}").json
         for seat in view["to_move"]:
-            svc.client.post(
-                f"/v1/games/{created['id']}/actions",
-                json={"type": "flip"},
-                headers=auth(tokens[seat]),
+            r = svc.client.post(
+                f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[seat])
             )
-    return created["id"], tokens
+            assert r.status_code == 200
+    return gid, tokens
 
 
 def read_stream(client, url: str, headers: dict | None = None, limit: int | None = None) -> list:

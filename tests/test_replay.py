@@ -24,10 +24,8 @@ from service.replay import (
 )
 from service.state import fold
 from service.views import game_view
-from tests.test_api import Service, auth
-
-# RULES.md Bataille 4: Q against Q (3D out of it), then 7 against 7, then AS takes all 11 cards
-PACKS = [["QS", "2S", "7S", "4S", "AS", "8S"], ["QH", "3H", "7H", "5H", "KH", "8H"], ["3D", "4D"]]
+from tests.test_api import Service
+from tests.test_audit import tied_game
 
 
 @pytest.fixture
@@ -63,27 +61,6 @@ def styles_of(renderable, needle: str, width: int = 100) -> list[str]:
         for segment in console.render(renderable)
         if needle in segment.text and segment.style
     ]
-
-
-def tied_game(svc: Service) -> tuple[str, list[str]]:
-    created = svc.client.post(
-        "/v1/games",
-        json={
-            "game": "bataille",
-            "options": {"players": 3},
-            "seats": [{"name": "ana"}, {"name": "bob"}, {"name": "cy"}],
-            "deal": {"packs": PACKS},
-        },
-    ).json
-    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
-    for _ in range(3):
-        view = svc.client.get(f"/v1/games/{gid}").json
-        for seat in view["to_move"]:
-            r = svc.client.post(
-                f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[seat])
-            )
-            assert r.status_code == 200
-    return gid, tokens
 
 
 def test_a_bataille_is_drawn_step_by_step_with_its_tie_highlighted(svc):
