@@ -1,0 +1,113 @@
+"""`batayo replay ID`: draw a game at any version in the terminal, from the public HTTP API.
+
+Its parts, one module each: `style` (cards, suits, values), `frame` (one frame of the replay),
+`client` (the HTTP API and the replay session), `keys` (the `--step` loop); this module is the
+command. In short:
+
+- pure rendering: `render(view, events, ties, ...)` turns the game view of API.md (any game: its
+  `table` is drawn generically), the event log and the tie audit into one rich renderable;
+- a small HTTP client (`Client`) over stdlib urllib, or over any injected `fetch(path, headers)`
+  (the tests pass Flask's test client);
+- the key loop of `--step`: `read_key` reads one key in raw mode, the pure `next_version` maps
+  it to the version to show next.
+
+Everything comes from `GET /v1/games/{id}` (`?at=N`), `/events` and `/ties`. The one thing
+computed here: once a game is over its whole log is public, so the seats' hidden cards at any
+version are rebuilt from that log with the game's own reducers (`seat_tables`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import suppress
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from .client import ApiError, Client, Replay, seat_tables
+from .frame import render, step_at, tie_at
+from .keys import decode_key, next_version, raw_mode, read_key, step_loop
+from .style import DEFAULT_URL
+
+# -- the command -------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("game_id", metavar="ID")
+@click.option("--at", type=click.IntRange(min=1), default=None, help="The version to show.")
+@click.option("--step", is_flag=True, help="Walk the versions with the keyboard.")
+@click.option(
+    "--seat", type=click.IntRange(min=0), default=None, help="The seat whose hand to show."
+)
+@click.option("--token", default=None, help="A seat's token: see its hidden cards.")
+@click.option("--url", default=None, help=f"The service [env BATAYO_URL; default {DEFAULT_URL}].")
+@click.option(
+    "--events",
+    "count",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="How many of the last events to list.",
+)
+@click.pass_context
+def replay(
+    ctx: click.Context,
+    game_id: str,
+    at: int | None,
+    step: bool,
+    seat: int | None,
+    token: str | None,
+    url: str | None,
+    count: int,
+) -> None:
+    """Draw game ID at a version (default: the latest), or walk it with --step."""
+    fetch = ctx.obj.get("fetch") if isinstance(ctx.obj, dict) else None
+    base = url or os.environ.get("BATAYO_URL") or DEFAULT_URL
+    console = Console()
+    try:
+        if step and not sys.stdin.isatty():
+            raise ApiError("--step needs a terminal to read keys from")
+        session = Replay(Client(game_id, base, token, fetch), seat=seat, count=count)
+        if seat is not None and session.you is not None and seat != session.you:
+            console.print(
+                Text(f"the token is seat {session.you}'s: showing seat {session.you}", "yellow")
+            )
+        if at is not None and at > session.last:
+            raise ApiError(f"game {game_id} has {session.last} versions, not {at}")
+        version = at or session.last
+        if not step:
+            console.print(session.frame(version))
+            return
+        fd = sys.stdin.fileno()
+        with raw_mode(fd):
+            console.show_cursor(False)
+            try:
+                step_loop(console, session, version, lambda: read_key(fd))
+            except KeyboardInterrupt:
+                pass
+            finally:
+                console.show_cursor(True)
+    except ApiError as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.exceptions.Exit(130) from None
+    except Exception as exc:  # never a traceback
+        with suppress(Exception):
+            console.show_cursor(True)
+        raise click.ClickException(f"replay failed: {type(exc).__name__}: {exc}") from None
+
+
+__all__ = [
+    "Client",
+    "Replay",
+    "decode_key",
+    "next_version",
+    "render",
+    "replay",
+    "seat_tables",
+    "step_at",
+    "step_loop",
+    "tie_at",
+]
