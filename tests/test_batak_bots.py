@@ -7,8 +7,9 @@ import random
 
 import pytest
 
+import service.games.batak as batak
 from service.cards import deck as full_deck
-from service.games.batak import bots, rules
+from service.games.batak import bots
 from service.table import Table
 from service.views import game_view
 
@@ -167,7 +168,7 @@ def test_summarize_counts_contracts_and_average_scores():
         )
         t.play_out(random.Random(seed))
         states.append(t.state)
-    summary = rules.summarize(states)
+    summary = batak.summarize(states)
     records = [r for s in states for r in s["table"]["scores"]]
     assert summary["deals"] == len(records)
     made = sum(v["made"] for v in summary["contracts_by_bid"].values())

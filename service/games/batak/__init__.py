@@ -15,16 +15,15 @@ from .rules import (
     decide,
     deck,
     legal_actions,
-    redact,
     rounds,
     seat_count,
     setup,
     start,
-    summarize,
     to_move,
-    view,
     waiting_reason,
 )
+from .stats import summarize
+from .view import redact, view
 
 __all__ = [
     "BOTS",
