@@ -41,9 +41,15 @@ def serve(host: str, port: int, threads: int) -> None:
     if settings.test_games:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
     engine = build_engine(settings)
-    server = waitress.create_server(
-        create_app(engine), host=host, port=port, threads=threads, ident="batayo"
-    )
+    try:
+        server = waitress.create_server(
+            create_app(engine), host=host, port=port, threads=threads, ident="batayo"
+        )
+    except OSError as exc:
+        stop_worker = getattr(engine.dispatcher, "stop", None)
+        if stop_worker:
+            stop_worker()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
     def stop(signum, frame) -> None:
         # graceful: stop taking requests, let the worker thread finish its job, keep the data
