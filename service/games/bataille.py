@@ -385,7 +385,8 @@ def view(state: dict, seat: int | None) -> dict:
         )
     down = list(t["pot_down"])
     out = {
-        "round": t["round"] + 1,
+        # the round under way; once the game is over, the last one played
+        "round": t["round"] + (0 if state["status"] == "finished" else 1),
         "bataille": t["step"],
         "players": players,
         "pot": len(t["pot"]),
