@@ -24,7 +24,7 @@ from .games import GAMES, resolve_options
 from .games.base import RuleError, add_seconds, bad_action
 from .state import apply, bot_seats, clone, fold, game_of
 from .store import Conflict, Replayed, Store
-from .views import game_view, redact_event
+from .views import game_view
 
 MAX_RETRIES = 50
 log = logging.getLogger("batayo.engine")
@@ -71,8 +71,8 @@ class Engine:
         self.snapshot_every = snapshot_every
         self._cache: OrderedDict[str, dict] = OrderedDict()
         self._cache_size = cache_size
-        self._seeds: dict[str, bytes] = {}
-        # token digests never change once a seat has one: (game, seat) -> digest, bounded
+        # seeds and token digests never change once set: kept in memory, bounded
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()
         self._token_digests: OrderedDict[tuple[str, int], str] = OrderedDict()
 
     # -- reading -------------------------------------------------------------------------------
@@ -118,17 +118,19 @@ class Engine:
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
 
+    def _keep(self, memo: OrderedDict, key: Any, value: Any) -> None:
+        """Remember a value that never changes, forgetting the oldest past a bound."""
+        memo[key] = value
+        while len(memo) > 4 * self._cache_size + 64:
+            memo.popitem(last=False)
+
     def _seed(self, game_id: str) -> bytes:
         if game_id not in self._seeds:
             hexseed = self.store.meta(game_id).get("seed")
             if hexseed is None:
                 raise NotFound(game_id)
-            self._seeds[game_id] = bytes.fromhex(hexseed)
+            self._keep(self._seeds, game_id, bytes.fromhex(hexseed))
         return self._seeds[game_id]
-
-    def events(self, game_id: str, seat: int | None, after: int, limit: int) -> list[dict]:
-        state = self.load(game_id)
-        return [redact_event(e, seat, state) for e in self.store.events(game_id, after, limit)]
 
     def all_events(self, game_id: str) -> list[dict]:
         return self.store.events(game_id)
@@ -154,9 +156,7 @@ class Engine:
             return known
         digest = self.store.meta(game_id).get(f"token:{seat}")
         if digest is not None:
-            self._token_digests[(game_id, seat)] = digest
-            while len(self._token_digests) > 4 * self._cache_size + 64:
-                self._token_digests.popitem(last=False)
+            self._keep(self._token_digests, (game_id, seat), digest)
         return digest
 
     # -- creating and joining ------------------------------------------------------------------
@@ -408,10 +408,12 @@ class Engine:
         old = before["version"] if before else 0
         new = cmd.state["version"]
         snapshot = cmd.state if new // self.snapshot_every > old // self.snapshot_every else None
-        counts = {
+        counts = {  # sent with the append, in the same round trip
             "events_appended": len(cmd.events),
             "actions": 1 if before else 0,
             "games_created": 0 if before else 1,
+            "bot_moves": 1 if cmd.actor == "bot" else 0,
+            "timers_fired": 1 if cmd.actor == "clock" else 0,
         }
         self.store.append(game_id, old, cmd.events, idem, snapshot, meta, counts)
         self._remember(game_id, cmd.state)
@@ -437,12 +439,16 @@ class Engine:
         old = set(command.due_timers(before)) if before else set()
         for timer_key, due in command.due_timers(state):
             if (timer_key, due) not in old:
-                self.dispatcher.enqueue(
-                    "fire_timer",
-                    (game_id, timer_key),
-                    at=due,
-                    job_id=_job_id("timer", game_id, timer_key, due),
-                )
+                self._enqueue_timer(game_id, timer_key, due)
+
+    def _enqueue_timer(self, game_id: str, timer_key: str, due: str, *tag: str) -> None:
+        """A clock's job at its due time; one job id per clock and due time (and `tag`)."""
+        self.dispatcher.enqueue(
+            "fire_timer",
+            (game_id, timer_key),
+            at=due,
+            job_id=_job_id("timer", game_id, timer_key, due, *tag),
+        )
 
     def bot_moves(self, game_id: str, version: int) -> str:
         """The bots' job at `version`: every bot awaited there plays, in seat order (a
@@ -467,7 +473,6 @@ class Engine:
             played += 1
         if not played:
             return "idle"
-        self.store.count(bot_moves=played)
         self._schedule(start, state)
         return "played"
 
@@ -479,19 +484,12 @@ class Engine:
             if cmd is None:
                 due = dict(command.due_timers(state)).get(timer_key)
                 if due is not None and due > now and self.dispatcher is not None:
-                    # woken early: sleep again until the clock really runs out
-                    self.dispatcher.enqueue(
-                        "fire_timer",
-                        (game_id, timer_key),
-                        at=due,
-                        job_id=_job_id("timer", game_id, timer_key, due, now),
-                    )
+                    self._enqueue_timer(game_id, timer_key, due, now)  # woken early: again
                 return "not due"
             try:
                 self._append(game_id, state, cmd)
             except Conflict:
                 continue
-            self.store.count(timers_fired=1)
             self._schedule(state, cmd.state)
             return "fired"
         return "busy"
