@@ -76,11 +76,6 @@ class Table:
         return seat
 
     def act(self, seat: int, action: dict, actor: Any = None) -> list[dict]:
-        if not self.simulation:
-            cmd = command.act(
-                self.state, self.seed, seat, action, self.clock(), seat if actor is None else actor
-            )
-            return self._take(cmd)
         version = self.state["version"]
         try:
             cmd = command.act(
@@ -90,15 +85,15 @@ class Table:
                 action,
                 self.clock(),
                 seat if actor is None else actor,
-                sealed=False,
-                owned=True,
+                sealed=not self.simulation,
+                owned=self.simulation,
             )
         except Exception:
-            if self.state["version"] != version:  # refused halfway: back to the last good state
+            # a simulation's state moves on in place: refused halfway, back to the last good one
+            if self.state["version"] != version:
                 self.state = fold(self.events)
             raise
-        self.events += cmd.events
-        return cmd.events
+        return self._take(cmd)
 
     def fire(self, key: str, now: str | None = None) -> list[dict]:
         """Fire a due clock (BATAYO's time limit); nothing happens if it is not due at `now`."""
