@@ -59,14 +59,19 @@ def checked(schema: Schema, data: Any) -> dict:
     try:
         return schema.load(data)
     except ValidationError as exc:
-        raise Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages) from None
+        raise _invalid(exc) from None
 
 
 def query(schema: Schema) -> dict:
     try:
-        return checked(schema, schemas.query_args(request.args))
+        args = schemas.query_args(request.args)
     except ValidationError as exc:
-        raise Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages) from None
+        raise _invalid(exc) from None
+    return checked(schema, args)
+
+
+def _invalid(exc: ValidationError) -> Problem:
+    return Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages)
 
 
 def _flatten(messages: Any, prefix: str = "") -> str:
@@ -89,6 +94,12 @@ def game_id_checked(game_id: str) -> str:
     if not GAME_ID.match(game_id):
         raise Problem(404, "not_found", "no such game")
     return game_id
+
+
+def require(game_id: str) -> None:
+    """404 unless the game exists (no round trip for a game the engine holds)."""
+    if not engine().exists(game_id_checked(game_id)):
+        raise Problem(404, "not_found", "no such game")
 
 
 def load(game_id: str, at: int | None = None) -> dict:
@@ -182,7 +193,7 @@ def listing() -> Response:
 
 @bp.post("/games/<game_id>/join")
 def join(game_id: str) -> Response:
-    load(game_id)
+    require(game_id)
     body = body_of(JOIN_SCHEMA)
     try:
         answer = engine().join(game_id, body, idempotency_key(), request.remote_addr or "")
@@ -195,7 +206,7 @@ def join(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>")
 def view(game_id: str) -> Response:
-    load(game_id)
+    require(game_id)
     seat = caller(game_id)
     at = query(VIEW_QUERY_SCHEMA).get("at")
     state = load(game_id, at)
@@ -204,8 +215,7 @@ def view(game_id: str) -> Response:
 
 @bp.post("/games/<game_id>/actions")
 def act(game_id: str) -> Response:
-    if not engine().exists(game_id_checked(game_id)):  # no round trip for a game in memory
-        raise Problem(404, "not_found", "no such game")
+    require(game_id)
     seat = caller(game_id, required=True)
     action = body_of(ACTION_SCHEMA)
     expected = None
@@ -246,7 +256,7 @@ def events(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/verify")
 def verify_game(game_id: str) -> Response:
-    load(game_id)
+    require(game_id)
     return ok(verify(engine().all_events(game_id)))
 
 
