@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from . import fairness
-from .chain import seal
+from .chain import event_hash
 from .games.base import RuleError, add_seconds, not_your_turn
 from .state import apply, bot_seats, clone, game_of, open_seats
 from .views import game_view
@@ -61,25 +61,15 @@ class Command:
             data = {**data, "rng": self._rng.ledger}
         self._rng = None
         state = self.state
-        if self._sealed:
-            event = seal(
-                state["version"] + 1,
-                type_,
-                self._now,
-                self.actor if actor is None else actor,
-                data,
-                state["hash"],
-            )
-        else:
-            event = {
-                "version": state["version"] + 1,
-                "type": type_,
-                "at": self._now,
-                "actor": self.actor if actor is None else actor,
-                "data": data,
-                "prev": None,
-                "hash": None,
-            }
+        event = {
+            "version": state["version"] + 1,
+            "type": type_,
+            "at": self._now,
+            "actor": self.actor if actor is None else actor,
+            "data": data,
+            "prev": state["hash"] if self._sealed else None,
+        }
+        event["hash"] = event_hash(event) if self._sealed else None  # a simulation has no chain
         apply(state, event)
         self.events.append(event)
 
