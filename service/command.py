@@ -73,6 +73,11 @@ class Command:
         apply(state, event)
         self.events.append(event)
 
+    def decide(self, seat: int, action: dict) -> None:
+        """One seat's action, decided by the game; this command's events are its events alone."""
+        self.events = []
+        self.game.decide(self, seat, action)
+
     def end(self, result: dict) -> None:
         """The last event: the result, and the server seed revealed (FAIRNESS.md)."""
         self.emit("ended", {"result": result, "server_seed": self._seed.hex()}, actor="server")
@@ -163,7 +168,7 @@ def act(
     state itself moves on (see `Command`)."""
     check_can_act(state, seat)
     cmd = Command(state, server_seed, now, actor, sealed=sealed, owned=owned)
-    cmd.game.decide(cmd, seat, action)
+    cmd.decide(seat, action)
     return cmd
 
 

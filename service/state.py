@@ -32,12 +32,21 @@ def game_of(state: dict) -> ModuleType:
     return GAMES[state["game"]]
 
 
+_LIFECYCLE = frozenset({"created", "seat_taken", "ended"})
+
+
 def apply(state: dict, event: dict) -> None:
     """Apply one event to `state` in place."""
     if event["version"] != state["version"] + 1:
         raise BadLog(f"event {event['version']} cannot follow version {state['version']}")
     kind, data = event["type"], event["data"]
-    if kind == "created":
+    if kind not in _LIFECYCLE:  # the game's own events, by far the most
+        if "salt" in data:  # the first game event: the deal
+            state["salt"] = data["salt"]
+            state["status"] = "playing"
+            state["started_at"] = event["at"]
+        game_of(state).apply(state, event)
+    elif kind == "created":
         if data["game"] not in GAMES:
             raise BadLog(f"unknown game {data['game']!r}")
         game = GAMES[data["game"]]
@@ -61,12 +70,6 @@ def apply(state: dict, event: dict) -> None:
     elif kind == "ended":
         state["status"] = "finished"
         state["result"] = data["result"]
-    else:
-        if "salt" in data:  # the first game event: the deal
-            state["salt"] = data["salt"]
-            state["status"] = "playing"
-            state["started_at"] = event["at"]
-        game_of(state).apply(state, event)
     state["version"] = event["version"]
     state["hash"] = event["hash"]
     state["at"] = event["at"]

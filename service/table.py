@@ -117,12 +117,36 @@ class Table:
         game = self.game
         chosen = {**bot_seats(self.state), **(bots or {})}
         moves = {seat: game.BOTS[name] for seat, name in chosen.items()}
+        if self.simulation:
+            return self._simulate_out(moves, rng, limit)
         for _ in range(limit):
             state = self.state
             if state["status"] != "playing":
                 return
             seat = game.to_move(state)[0]
             self.act(seat, moves[seat](self._bot_view(seat), rng), actor="bot")
+        raise RuntimeError("game did not end")
+
+    def _simulate_out(self, moves: dict, rng: random.Random, limit: int) -> None:
+        """`play_out` for a simulation: one command moves the state on in place for the whole
+        game, and the seat comes from `to_move`, so it needs no check of its right to act."""
+        state = self.state
+        to_move = self.game.to_move
+        cmd = command.Command(state, self.seed, self.clock(), "bot", sealed=False, owned=True)
+        events = self.events
+        try:
+            for _ in range(limit):
+                awaited = to_move(state)
+                if not awaited:
+                    if state["status"] == "playing":
+                        raise RuntimeError("a game under way awaits no seat")
+                    return
+                seat = awaited[0]
+                cmd.decide(seat, moves[seat](LazyView(state, seat), rng))
+                events += cmd.events
+        except Exception:
+            self.state = fold(events)  # refused halfway: back to the last good state
+            raise
         raise RuntimeError("game did not end")
 
     def replay(self, at: int | None = None) -> dict:

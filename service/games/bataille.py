@@ -260,13 +260,15 @@ def _end_round(cmd) -> None:
         if not t["out"][seat] and not t["packs"][seat] and not t["won"][seat]:
             cmd.emit("out", {"seat": seat, "reason": "no_cards"}, actor="server")
     alive = [s for s, out in enumerate(t["out"]) if not out]
-    counts = [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
     rounds = t["round"]
+    if len(alive) > 1 and t["repeat"] is None and rounds < state["options"]["max_rounds"]:
+        return  # the usual case: the game goes on
+    counts = [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
     if len(alive) <= 1:
         cmd.end(result(alive, "all_cards" if alive else "no_cards", rounds, cards=counts))
     elif t["repeat"] is not None:  # rule 8
         cmd.end(result([], "cycle", rounds, cards=counts, cycle_start=t["repeat"]))
-    elif rounds >= state["options"]["max_rounds"]:
+    else:  # the round limit
         top = max(counts)
         leaders = [s for s in alive if counts[s] == top]
         cmd.end(result(leaders if len(leaders) == 1 else [], "round_limit", rounds, cards=counts))
