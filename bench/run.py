@@ -93,82 +93,70 @@ def long_game(min_events: int) -> Table:
 
 
 def bench_length(redis_url: str, repeats: int) -> dict:
-    """One action on a game at version ~10 and at ~5,000: fresh copies of one long log, loaded
-    by a cold engine (as a new process would), timed alternately so drift hits both alike."""
+    """One action on a game at version ~10 and at ~5,000: fresh copies of one long log, the
+    same kind of action at both lengths (a flip that wins a round), timed alternately so drift
+    hits both alike; by a cold engine (as a new process would) and by a warm one (the game in
+    its memory)."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
     t = long_game(5_100)
     store = Store(client)
-    copies: dict[int, list[tuple[str, int]]] = {10: [], 5_000: []}
-    for target in copies:
+    copies: dict[tuple[int, str], list[tuple[str, int]]] = {}
+    for target in (10, 5_000):
         at = _boundary(t.events, target)
         seat = t.game.to_move(fold(t.events[:at]))[0]
-        for r in range(repeats + 1):
-            gid = f"{target:08x}{r:08x}"
-            events = _renamed(t.events[:at], gid)
-            store.set_meta(gid, {"seed": t.seed.hex(), "game": "bataille"})
-            # as the engine leaves it: a snapshot every 64 versions, the rest as events
-            snap_at = at - at % 64
-            store.append(
-                gid, 0, events[:snap_at], snapshot=fold(events[:snap_at]) if snap_at else None
-            )
-            store.append(gid, snap_at, events[snap_at:])
-            copies[target].append((gid, seat))
-    samples: dict[int, list[float]] = {10: [], 5_000: []}
-    warm_samples: dict[int, list[float]] = {10: [], 5_000: []}
+        for kind in ("cold", "warm"):
+            copies[target, kind] = []
+            for r in range(repeats + 1):
+                gid = f"{target:08x}{kind}{r:08x}"
+                _store_copy(store, gid, t, at)
+                copies[target, kind].append((gid, seat))
+    samples: dict[tuple[int, str], list[float]] = {key: [] for key in copies}
     warm = Engine(store, None)
+    for target in (10, 5_000):
+        for gid, _ in copies[target, "warm"]:
+            warm.load(gid)  # now in its memory
     for r in range(repeats + 1):
-        for target, games in copies.items():
+        for key, games in copies.items():
             gid, seat = games[r]
-            engine = Engine(store, None, cache_size=0)
+            engine = warm if key[1] == "warm" else Engine(store, None, cache_size=0)
             started = time.perf_counter()
-            engine.act(gid, seat, {"type": "flip"})
+            events, _ = engine.act(gid, seat, {"type": "flip"})
+            elapsed = time.perf_counter() - started
+            assert [e["type"] for e in events] == ["flipped", "took"], events
             if r:  # the first round warms the connection and the scripts
-                samples[target].append(time.perf_counter() - started)
-            # warm: an engine that has this game in memory (it loaded it before)
-            _, state = warm.act(gid, _to_move(warm.load(gid))[0], {"type": "flip"})
-            awaited = _to_move(state)
-            if not awaited:
-                continue
-            started = time.perf_counter()
-            warm.act(gid, awaited[0], {"type": "flip"})
-            if r:
-                warm_samples[target].append(time.perf_counter() - started)
+                samples[key].append(elapsed)
     client.flushdb()
-    cost = {k: statistics.median(v) for k, v in samples.items()}
-    warm_cost = {k: statistics.median(v) for k, v in warm_samples.items()}
+    cost = {key: statistics.median(v) for key, v in samples.items()}
     return {
-        "ms_at_10": cost[10] * 1000,
-        "ms_at_5000": cost[5_000] * 1000,
-        "ratio": cost[5_000] / cost[10],
-        "warm_ms_at_10": warm_cost[10] * 1000,
-        "warm_ms_at_5000": warm_cost[5_000] * 1000,
-        "warm_ratio": warm_cost[5_000] / warm_cost[10],
+        "ms_at_10": cost[10, "cold"] * 1000,
+        "ms_at_5000": cost[5_000, "cold"] * 1000,
+        "ratio": cost[5_000, "cold"] / cost[10, "cold"],
+        "warm_ms_at_10": cost[10, "warm"] * 1000,
+        "warm_ms_at_5000": cost[5_000, "warm"] * 1000,
+        "warm_ratio": cost[5_000, "warm"] / cost[10, "warm"],
     }
 
 
-def _to_move(state: dict) -> list[int]:
-    from service.state import game_of
-
-    return game_of(state).to_move(state) if state["status"] == "playing" else []
+def _store_copy(store: Store, gid: str, table: Table, at: int) -> None:
+    """The first `at` events of `table` as game `gid`, stored as the engine leaves a game: a
+    snapshot every 64 versions, the rest as events."""
+    events = _renamed(table.events[:at], gid)
+    store.set_meta(gid, {"seed": table.seed.hex(), "game": "bataille"})
+    snap_at = at - at % 64
+    store.append(gid, 0, events[:snap_at], snapshot=fold(events[:snap_at]) if snap_at else None)
+    store.append(gid, snap_at, events[snap_at:])
 
 
 def _boundary(events: list[dict], target: int) -> int:
-    """The first version at or after `target` where a seat is awaited (between two actions)."""
-    state = fold(events[:target])
-    version = target
-    while not state["table"]["contenders"] or not _awaited(state):
-        state = fold(events[version : version + 1], state)
-        version += 1
-    return version
-
-
-def _awaited(state: dict) -> bool:
-    from service.state import game_of
-
-    return bool(game_of(state).to_move(state))
+    """The first version at or after `target` where the next action is a flip that wins a
+    round: the other seat has just flipped, and this flip is followed by `took`."""
+    for v in range(max(target, 1), len(events) - 1):
+        if [e["type"] for e in events[v - 1 : v + 2]] == ["flipped", "flipped", "took"]:
+            return v
+    raise RuntimeError(f"no round won by a flip after version {target}")
 
 
 def _renamed(events: list[dict], gid: str) -> list[dict]:
