@@ -106,13 +106,12 @@ def install(app: Flask, client) -> None:
     def _limit():
         if not request.path.startswith("/v1/") or request.path in EXEMPT:
             return None
-        checks = [("client", _client_id(), int(app.config["RATE_LIMIT"] or 0))]
-        token = _token_id()
-        if token is not None:
-            checks.append(("token", token, int(app.config["RATE_LIMIT_TOKEN"] or 0)))
+        checks = []  # a limit of 0 is no limit: nothing to hash or count
+        if per_client := int(app.config["RATE_LIMIT"] or 0):
+            checks.append(("client", _client_id(), per_client))
+        if (per_token := int(app.config["RATE_LIMIT_TOKEN"] or 0)) and (token := _token_id()):
+            checks.append(("token", token, per_token))
         for kind, ident, limit in checks:
-            if limit <= 0:
-                continue
             try:
                 wait = limiter().hit(kind, ident, limit)
             except Exception:  # the store is down: let the request meet that error on its own
