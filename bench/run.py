@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -206,6 +207,40 @@ def _load(url: str, mode: str, seconds: float, conns: int, games: int, rate: flo
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _cpu_seconds(server_pid: int, client) -> dict[str, float] | None:
+    """CPU time used so far by gunicorn (master and workers), Redis, and the finished load
+    processes; None where /proc is missing (not Linux)."""
+    try:
+        with open(f"/proc/{server_pid}/task/{server_pid}/children") as f:
+            pids = [server_pid, *map(int, f.read().split())]
+        server = 0.0
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            server += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return None
+    info = client.info("cpu")
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "server": server,
+        "redis": info["used_cpu_user"] + info["used_cpu_sys"],
+        "load": children.ru_utime + children.ru_stime,
+    }
+
+
+def _measured(server_pid: int, client, url: str, mode: str, *args) -> dict:
+    """A load phase, with the CPU each process spent per request (microseconds)."""
+    before = _cpu_seconds(server_pid, client)
+    phase = _load(url, mode, *args)
+    after = _cpu_seconds(server_pid, client)
+    if before and after and phase["requests"]:
+        phase["cpu_us"] = {
+            k: (after[k] - before[k]) * 1e6 / phase["requests"] for k in ("server", "redis", "load")
+        }
+    return phase
+
+
 def bench_http(redis_url: str, seconds: float, conns: int, games: int, turns: int = 1) -> dict:
     """gunicorn (gthread, one worker a core) on a real Redis; /healthz flat out and actions
     flat out (`seconds` each, in `turns`), then actions paced at half the maximum."""
@@ -245,9 +280,12 @@ def bench_http(redis_url: str, seconds: float, conns: int, games: int, turns: in
         # /healthz and actions in turns, so a burst of load from elsewhere on a shared machine
         # hits both alike; the best turn of each
         healthz, actions = [], []
+        client = redis.Redis.from_url(redis_url)
         for _ in range(turns):
-            healthz.append(_load(url, "healthz", seconds / turns, conns, 0))
-            actions.append(_load(url, "actions", seconds / turns, conns, games))
+            healthz.append(_measured(server.pid, client, url, "healthz", seconds / turns, conns, 0))
+            actions.append(
+                _measured(server.pid, client, url, "actions", seconds / turns, conns, games)
+            )
         healthz = max(healthz, key=lambda phase: phase["per_s"])
         actions = max(actions, key=lambda phase: phase["per_s"])
         paced = _load(url, "actions", seconds, conns, games, rate=actions["per_s"] / 2)
@@ -262,6 +300,21 @@ def bench_http(redis_url: str, seconds: float, conns: int, games: int, turns: in
         "paced": paced,
         "ratio": actions["per_s"] / healthz["per_s"],
     }
+
+
+def _cpu_row(actions: dict, healthz: dict) -> list[tuple[str, str, str, str]]:
+    """Where the CPU goes, per request: what bounds the throughput ratio on a busy machine."""
+    if "cpu_us" not in actions or "cpu_us" not in healthz:
+        return []
+    a, h = actions["cpu_us"], healthz["cpu_us"]
+    return [
+        (
+            "CPU per request, flat out (µs)",
+            f"action: server {a['server']:,.0f}, Redis {a['redis']:,.0f}, load {a['load']:,.0f}",
+            f"/healthz: server {h['server']:,.0f}, Redis {h['redis']:,.0f}, load {h['load']:,.0f}",
+            f"{sum(h.values()) / sum(a.values()):.2f} (healthz/action, all processes)",
+        )
+    ]
 
 
 # -- storage ---------------------------------------------------------------------------------
@@ -380,6 +433,7 @@ def main() -> None:
                 f"/healthz p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms",
                 f"{a['errors'] + h['errors']} errors",
             ),
+            *_cpu_row(a, h),
             (
                 f"HTTP action latency at {p['rate']:,.0f}/s (half max)",
                 f"p50 {p['p50_ms']:.1f} ms, p99 {p['p99_ms']:.1f} ms",
