@@ -39,6 +39,7 @@ def test_quick_bench_prints_its_table():
         "| one action at version 5,000, warm engine |",
         "| HTTP actions, flat out",
         "| HTTP action latency at",
+        "| CPU per request, flat out",
         "| Redis memory: bataille |",
     ):
         assert figure in out.stdout, out.stdout
