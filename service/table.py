@@ -129,7 +129,8 @@ class Table:
 
     def _simulate_out(self, moves: dict, rng: random.Random, limit: int) -> None:
         """`play_out` for a simulation: one command moves the state on in place for the whole
-        game, and the seat comes from `to_move`, so it needs no check of its right to act."""
+        game, at one instant (the clock is read once), and the seat comes from `to_move`, so it
+        needs no check of its right to act."""
         state = self.state
         to_move = self.game.to_move
         cmd = command.Command(state, self.seed, self.clock(), "bot", sealed=False, owned=True)
