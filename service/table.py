@@ -76,7 +76,6 @@ class Table:
         return seat
 
     def act(self, seat: int, action: dict, actor: Any = None) -> list[dict]:
-        version = self.state["version"]
         try:
             cmd = command.act(
                 self.state,
@@ -89,11 +88,15 @@ class Table:
                 owned=self.simulation,
             )
         except Exception:
-            # a simulation's state moves on in place: refused halfway, back to the last good one
-            if self.state["version"] != version:
-                self.state = fold(self.events)
+            self._back_to_log()
             raise
         return self._take(cmd)
+
+    def _back_to_log(self) -> None:
+        """A simulation's state moves on in place: refused halfway, it goes back to the state
+        of the events kept (the last good one)."""
+        if self.state["version"] != (self.events[-1]["version"] if self.events else 0):
+            self.state = fold(self.events)
 
     def fire(self, key: str, now: str | None = None) -> list[dict]:
         """Fire a due clock (BATAYO's time limit); nothing happens if it is not due at `now`."""
@@ -146,7 +149,7 @@ class Table:
                 cmd.decide(seat, moves[seat](LazyView(state, seat), rng))
                 events += cmd.events
         except Exception:
-            self.state = fold(events)  # refused halfway: back to the last good state
+            self._back_to_log()
             raise
         raise RuntimeError("game did not end")
 
