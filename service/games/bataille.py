@@ -253,6 +253,11 @@ def _shortfall(cmd, seat: int) -> None:
         cmd.emit("short", {"seat": seat, "up": None, "down": cards, "out": True}, actor="server")
 
 
+def _counts(t: dict) -> list[int]:
+    """Each seat's cards (pack and won pile): counted only when the game ends."""
+    return [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
+
+
 def _end_round(cmd) -> None:
     """Rule 7: players left without cards are out; then the game may end."""
     state, t = cmd.state, cmd.state["table"]
@@ -261,14 +266,12 @@ def _end_round(cmd) -> None:
             cmd.emit("out", {"seat": seat, "reason": "no_cards"}, actor="server")
     alive = [s for s, out in enumerate(t["out"]) if not out]
     rounds = t["round"]
-    if len(alive) > 1 and t["repeat"] is None and rounds < state["options"]["max_rounds"]:
-        return  # the usual case: the game goes on
-    counts = [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
     if len(alive) <= 1:
-        cmd.end(result(alive, "all_cards" if alive else "no_cards", rounds, cards=counts))
+        cmd.end(result(alive, "all_cards" if alive else "no_cards", rounds, cards=_counts(t)))
     elif t["repeat"] is not None:  # rule 8
-        cmd.end(result([], "cycle", rounds, cards=counts, cycle_start=t["repeat"]))
-    else:  # the round limit
+        cmd.end(result([], "cycle", rounds, cards=_counts(t), cycle_start=t["repeat"]))
+    elif rounds >= state["options"]["max_rounds"]:
+        counts = _counts(t)
         top = max(counts)
         leaders = [s for s in alive if counts[s] == top]
         cmd.end(result(leaders if len(leaders) == 1 else [], "round_limit", rounds, cards=counts))
