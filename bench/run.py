@@ -121,7 +121,7 @@ def bench_length(redis_url: str, repeats: int) -> dict:
     copies: dict[tuple[int, str], list[tuple[str, int]]] = {}
     for target in (10, 5_000):
         at = _boundary(t.events, target)
-        seat = t.game.to_move(fold(t.events[:at]))[0]
+        seat = t.events[at]["data"]["seat"]  # whose flip wins the round
         for kind in ("cold", "warm"):
             copies[target, kind] = []
             for r in range(repeats + 1):
