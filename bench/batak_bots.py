@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.games import GAMES
-from service.table import Table
+from service.sim.table import Table
 
 GAME = GAMES["batak"]
 

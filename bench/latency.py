@@ -23,9 +23,9 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.dispatch import QUEUE, RQDispatcher
+from service.core.state import game_of
 from service.engine import Engine
-from service.state import game_of
+from service.engine.dispatch import QUEUE, RQDispatcher
 from service.store import Store, key
 
 WORKER_ARGS: list[str] = []

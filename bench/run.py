@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import war  # noqa: E402 - the bench's own reference loop
 
+from service.core.state import fold  # noqa: E402
 from service.engine import Engine  # noqa: E402
-from service.simulate import simulate  # noqa: E402
-from service.state import fold  # noqa: E402
+from service.sim.simulate import simulate  # noqa: E402
+from service.sim.table import Table  # noqa: E402
 from service.store import Store  # noqa: E402
-from service.table import Table  # noqa: E402
 
 
 def bench_replay(games: int) -> dict:
@@ -176,7 +176,7 @@ def _boundary(events: list[dict], target: int) -> int:
 
 def _renamed(events: list[dict], gid: str) -> list[dict]:
     """The same log under another game id (the chain is rebuilt so the store takes it)."""
-    from service.chain import GENESIS, event_hash
+    from service.core.chain import GENESIS, event_hash
 
     out, prev = [], GENESIS
     for e in events:

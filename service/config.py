@@ -16,8 +16,8 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from .dispatch import InlineDispatcher, RQDispatcher
 from .engine import Engine
+from .engine.dispatch import InlineDispatcher, RQDispatcher
 from .store import Store
 
 # Above the longest blocking read the service makes (a stream waits at most 15 s), so that a

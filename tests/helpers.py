@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service.table import Table
+from service.sim.table import Table
 
 # What the reliability tests checked (cases, games, actions); conftest prints it after the run.
 COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"

@@ -13,10 +13,9 @@ import json
 import fakeredis
 import pytest
 
-from service import tokens
 from service.api import create_app
-from service.dispatch import QueueDispatcher
-from service.engine import Engine
+from service.engine import Engine, tokens
+from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 from tests.apiclient import CheckedClient
 from tests.helpers import auth

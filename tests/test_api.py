@@ -7,11 +7,11 @@ import fakeredis
 import pytest
 
 from service.api import create_app
-from service.dispatch import QueueDispatcher
+from service.core.state import fold
+from service.core.views import game_view
 from service.engine import Engine
-from service.state import fold
+from service.engine.dispatch import QueueDispatcher
 from service.store import Store
-from service.views import game_view
 from tests.apiclient import CheckedClient
 from tests.helpers import auth
 
@@ -178,8 +178,8 @@ def test_test_seeds_and_deals_need_the_server_setting():
 def test_a_fixed_seed_makes_the_deal_computable_in_advance(svc):
     """FAIRNESS.md: the stream of event v is HMAC(server_seed, f"{game_id}|{salt}|{v}|{k}"), so
     with a fixed seed the deal is known from the game id alone."""
-    from service import fairness
-    from service.cards import deck
+    from service.core import fairness
+    from service.core.cards import deck
 
     body = {"game": "bataille", "seats": [{"bot": "random"}, {"bot": "random"}], "seed": "cd" * 32}
     created = new_game(svc, **body)

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from service.api import create_app
 from service.cli import main
-from service.dispatch import QueueDispatcher
 from service.engine import Engine
+from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 from tests.test_api import Service, auth
 

@@ -9,10 +9,10 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.games.bataille import _available
-from service.state import fold
-from service.table import Table
-from service.views import game_view, redact_event
+from service.core.state import fold
+from service.core.views import game_view, redact_event
+from service.games.bataille.rules import _available
+from service.sim.table import Table
 from tests.strategies import games
 
 CARD = re.compile(r'"((?:10|[2-9JQKA])[SHDC])"')

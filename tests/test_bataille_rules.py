@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.fairness import replay_ledger
-from service.games.base import RuleError
-from service.table import Table
+from service.core.fairness import replay_ledger
+from service.core.game import RuleError
+from service.sim.table import Table
 from tests.helpers import SEED, humans, last, table, types
 
 

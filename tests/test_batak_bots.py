@@ -8,10 +8,10 @@ import random
 import pytest
 
 import service.games.batak as batak
-from service.cards import deck as full_deck
+from service.core.cards import deck as full_deck
+from service.core.views import game_view
 from service.games.batak import bots
-from service.table import Table
-from service.views import game_view
+from service.sim.table import Table
 
 from .test_batak_support import auction, hands_with, play, table
 

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import command
-from service.cards import deck as full_deck
-from service.games.base import RuleError
+from service.core import command
+from service.core.cards import deck as full_deck
+from service.core.game import RuleError
+from service.core.state import fold
+from service.core.views import game_view, redact_event
 from service.games.batak import bots as batak_bots
 from service.games.batak import rules
-from service.state import fold
-from service.table import Table
-from service.views import game_view, redact_event
+from service.sim.table import Table
 
 BOT_NAMES = ["random", "greedy", "expert"]
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from service.cards import deck as full_deck
+from service.core.cards import deck as full_deck
+from service.core.game import RuleError
 from service.games import GAMES, resolve_options
-from service.games.base import RuleError
 
 from .test_batak_support import (
     auction,

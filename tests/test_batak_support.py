@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.cards import deck as full_deck
-from service.games.base import RuleError
-from service.table import Table
+from service.core.cards import deck as full_deck
+from service.core.game import RuleError
+from service.sim.table import Table
 
 SEATS = [{"name": f"p{i}"} for i in range(4)]
 

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import command
-from service.games.base import RuleError
+from service.core import command
+from service.core.game import RuleError
+from service.core.state import apply, clone, fold
 from service.games.batayo import BOTS, cards, deck, summarize
 from service.games.batayo import view as batayo_view
 from service.games.batayo.view import redact
-from service.state import apply, clone, fold
-from service.table import Table
+from service.sim.table import Table
 
 T0 = "2030-01-01T00:00:00.000000Z"
 LATE = "2031-01-01T00:00:00.000000Z"  # any time limit has run out by then

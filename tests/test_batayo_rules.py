@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from service import fairness
-from service.cards import value
-from service.games.base import RuleError, add_seconds
+from service.core import fairness
+from service.core.cards import value
+from service.core.game import RuleError, add_seconds
+from service.core.state import fold
 from service.games.batayo import deck, timers
-from service.state import fold
-from service.table import Table
+from service.sim.table import Table
 
 T0 = "2030-01-01T00:00:00.000000Z"
 SEED = bytes(32)

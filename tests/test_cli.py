@@ -8,7 +8,7 @@ import random
 from click.testing import CliRunner
 
 from service.cli import main
-from service.table import Table
+from service.sim.table import Table
 
 SIMULATE = [
     "simulate",

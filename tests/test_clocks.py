@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import fakeredis
 
-from service.dispatch import QueueDispatcher
+from service.core.game import add_seconds
 from service.engine import Engine
-from service.games.base import add_seconds
+from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 
 

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import fairness
-from service.chain import GENESIS, canonical, event_hash
-from service.table import Table
-from service.verify import verify
+from service.core import fairness
+from service.core.chain import GENESIS, canonical, event_hash
+from service.core.verify import verify
+from service.sim.table import Table
 
 
 class PageRng:

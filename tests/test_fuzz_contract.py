@@ -31,8 +31,8 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 )
 
 from service.api import create_app  # noqa: E402
-from service.dispatch import QueueDispatcher  # noqa: E402
 from service.engine import Engine  # noqa: E402
+from service.engine.dispatch import QueueDispatcher  # noqa: E402
 from service.games import GAMES  # noqa: E402
 from service.store import Store  # noqa: E402
 from tests.helpers import record_counts  # noqa: E402

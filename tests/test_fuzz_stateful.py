@@ -6,7 +6,7 @@ an Idempotency-Key reused with another body), joins open seats and lets the bots
 After every step: no 5xx and every answer matches openapi.yaml (tests/apiclient.py); a refused
 request appended nothing; an accepted one grew the version by exactly the events it returned;
 a retry with the same Idempotency-Key returned the first answer; and for the game touched,
-replaying its stored events (`service.state.fold`) gives the live view of every seat and of a
+replaying its stored events (`service.core.state.fold`) gives the live view of every seat and of a
 spectator, with `ETag` the version. Counts go to tests/artifacts/counts.json."""
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from hypothesis.stateful import (
 )
 
 from service.api import create_app
-from service.dispatch import QueueDispatcher
+from service.core.state import fold
+from service.core.views import game_view
 from service.engine import Engine
+from service.engine.dispatch import QueueDispatcher
 from service.games import GAMES
-from service.state import fold
 from service.store import Store
-from service.views import game_view
 from tests.apiclient import CheckedClient
 from tests.helpers import auth, record_counts
 

@@ -25,9 +25,10 @@ import fakeredis
 import pytest
 
 from service.api import create_app
-from service.dispatch import QueueDispatcher
 from service.engine import Engine
+from service.engine.dispatch import QueueDispatcher
 from service.games import GAMES
+from service.games.bataille import rules as bataille_rules
 from service.store import Store
 from tests.helpers import auth, record_counts
 
@@ -61,7 +62,7 @@ class Knowledge:
     as the log grows (`update` reads only the events it has not seen)."""
 
     def __init__(self, seat: int | None) -> None:
-        from service.state import initial
+        from service.core.state import initial
 
         self.seat = seat
         self.state = initial()
@@ -72,7 +73,7 @@ class Knowledge:
         return self.by_version[index]
 
     def update(self, events: list[dict]) -> Knowledge:
-        from service.state import apply
+        from service.core.state import apply
 
         for e in events[len(self.by_version) :]:
             apply(self.state, e)
@@ -101,7 +102,7 @@ class Knowledge:
             if ouverte and seat is not None and state["status"] == "playing":
                 t = state["table"]
                 known.update(t["packs"][seat])  # ouverte: a seat holds its pack face up
-                if len(t["packs"][seat]) < GAMES["bataille"]._need(state):
+                if len(t["packs"][seat]) < bataille_rules._need(state):
                     known.update(t["won"][seat])  # a short pack: the won pile is playable too
                 if t["put"][seat]:
                     known.update([*t["put"][seat]["down"], t["put"][seat]["up"] or "--"])
@@ -310,7 +311,7 @@ def test_nobody_sees_a_card_they_may_not_know(kind, options, seed):
 
 def test_the_checker_finds_a_planted_leak():
     """The search is not vacuous: an unredacted deal is caught."""
-    from service.table import Table
+    from service.sim.table import Table
 
     t = Table("batak", {"deals": 3}, [{"name": "a"}] * 4, seed=bytes(32))
     k = knowledge(t.events, 0)

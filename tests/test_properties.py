@@ -9,9 +9,9 @@ import random
 
 from hypothesis import given
 
-from service.state import evolve, fold
-from service.table import Table
-from service.views import game_view
+from service.core.state import evolve, fold
+from service.core.views import game_view
+from service.sim.table import Table
 from tests.strategies import games
 
 MAX_ACTIONS = 20_000

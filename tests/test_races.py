@@ -18,9 +18,9 @@ from collections import defaultdict
 import pytest
 
 from service.api import create_app
+from service.core.verify import verify
 from service.engine import Engine
 from service.store import Store
-from service.verify import verify
 from tests.helpers import auth, record_counts
 
 pytestmark = pytest.mark.redis

@@ -15,10 +15,10 @@ import redis
 from rq import Queue
 
 from service.config import Settings, connect
-from service.dispatch import QUEUE, RQDispatcher
+from service.core.verify import verify
 from service.engine import Engine
+from service.engine.dispatch import QUEUE, RQDispatcher
 from service.store import Store
-from service.verify import verify
 from tests.conftest import REDIS_TEST_URL
 from tests.test_workers import start_worker, wait_until
 

@@ -9,8 +9,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from service.games import GAMES
-from service.replay import (
+from service.cli.replay import (
     Client,
     Replay,
     decode_key,
@@ -22,8 +21,9 @@ from service.replay import (
     step_loop,
     tie_at,
 )
-from service.state import fold
-from service.views import game_view
+from service.core.state import fold
+from service.core.views import game_view
+from service.games import GAMES
 from tests.test_api import Service
 from tests.test_audit import tied_game
 

@@ -9,15 +9,15 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import command
-from service.cards import deck as full_deck
-from service.fairness import replay_ledger
-from service.games.base import RuleError
+from service.core import command
+from service.core.cards import deck as full_deck
+from service.core.fairness import replay_ledger
+from service.core.game import RuleError
+from service.core.state import apply, fold
+from service.core.views import redact_event
 from service.games.roylet import summarize
 from service.games.roylet.rules import BATTLES, FACES, ROYALS
-from service.state import apply, fold
-from service.table import Table
-from service.views import redact_event
+from service.sim.table import Table
 
 KING = 0
 VIEWERS = (0, 1, 2, None)

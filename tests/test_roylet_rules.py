@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.games.base import RuleError
+from service.core.game import RuleError
 from service.games.roylet.rules import ROYALS, allies_take, strength
-from service.table import Table
+from service.sim.table import Table
 
 KING, A1, A2 = 0, 1, 2
 

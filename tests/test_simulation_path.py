@@ -10,11 +10,11 @@ import fakeredis
 import pytest
 
 from service import engine as engine_module
+from service.core.views import LazyView, game_view
 from service.engine import Engine
-from service.simulate import play, seats_for
+from service.sim.simulate import play, seats_for
+from service.sim.table import Table
 from service.store import Store
-from service.table import Table
-from service.views import LazyView, game_view
 
 CASES = [
     ("bataille", {}, ["random"]),
@@ -57,7 +57,7 @@ def test_simulate_plays_the_game_the_engine_plays(game, options, bots, monkeypat
     gid = eng.create(body)["id"]
     rng = random.Random(game_seed)
     state = eng.load(gid)
-    from service.state import game_of
+    from service.core.state import game_of
 
     module = game_of(state)
     while state["status"] == "playing":

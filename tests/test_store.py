@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from service.chain import seal
-from service.state import fold
+from service.core.chain import seal
+from service.core.state import fold
+from service.sim.table import Table
 from service.store import Conflict, Replayed, Store, key
-from service.table import Table
 
 pytestmark = pytest.mark.redis
 

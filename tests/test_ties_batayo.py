@@ -13,10 +13,10 @@ import random
 
 import pytest
 
-from service.cards import value
+from service.core.cards import value
+from service.core.views import redact_event
 from service.games.batayo import ties
-from service.table import Table
-from service.views import redact_event
+from service.sim.table import Table
 from tests.test_api import Service, auth
 from tests.test_batayo_rules import (
     EXPRESS,

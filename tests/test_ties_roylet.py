@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
+from service.core.views import redact_event
 from service.games.roylet import ties
-from service.table import Table
-from service.views import redact_event
+from service.sim.table import Table
 from tests.test_api import Service, auth
 from tests.test_roylet_rules import (
     A1,

@@ -21,8 +21,8 @@ import fakeredis
 import pytest
 
 from service.api import create_app
-from service.dispatch import InlineDispatcher
 from service.engine import Engine
+from service.engine.dispatch import InlineDispatcher
 from service.store import Store
 from tests.test_audit import PACKS
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from service.dispatch import QUEUE, RQDispatcher
+from service.core.game import add_seconds
+from service.core.verify import verify
 from service.engine import Engine
-from service.games.base import add_seconds
+from service.engine.dispatch import QUEUE, RQDispatcher
 from service.store import Store
-from service.verify import verify
 from tests.conftest import REDIS_TEST_URL
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]

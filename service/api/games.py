@@ -9,11 +9,11 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema, ValidationError
 
+from ..core.game import RuleError
+from ..core.verify import verify
+from ..core.views import game_view, redact_event
 from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
 from ..games import GAMES, options_of
-from ..games.base import RuleError
-from ..verify import verify
-from ..views import game_view, redact_event
 from . import schemas
 from .problems import Problem
 

@@ -13,7 +13,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from ..cards import BadCard, parse_card
+from ..core.cards import BadCard, parse_card
 
 HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
 NAME = validate.Length(min=1, max=40)

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-from .base import Option
+from ..core.game import Option
 
 COMMON_OPTIONS = (
     Option(
@@ -27,7 +27,7 @@ COMMON_OPTIONS = (
 def _discover() -> dict[str, ModuleType]:
     games = {}
     for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name == "base":
+        if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "NAME"):

@@ -18,8 +18,8 @@ r, 0 = the 2 and 12 = the ace).
 
 from __future__ import annotations
 
-from ...cards import SUITS
-from ..base import BotRng, random_bot
+from ...core.cards import SUITS
+from ...core.game import BotRng, random_bot
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...cards import SUITS, BadCard, parse_card, suit, value
-from ...cards import deck as full_deck
-from ..base import (
+from ...core.cards import SUITS, BadCard, parse_card, suit, value
+from ...core.cards import deck as full_deck
+from ...core.game import (
     Option,
     RuleError,
     bad_action,

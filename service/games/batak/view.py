@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...cards import SUITS, suit, value
+from ...core.cards import SUITS, suit, value
 from .rules import SEATS, min_bid, teams
 
 # -- what each seat sees --------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...cards import value
-from ..base import BotRng, random_bot
+from ...core.cards import value
+from ...core.game import BotRng, random_bot
 
 
 def _hand(view: dict) -> list[str]:

@@ -18,8 +18,8 @@ Table state (`state["table"]`), every list indexed by seat:
 
 from __future__ import annotations
 
-from ...cards import RANKS, ranks_from, value
-from ..base import Option, RuleError, bad_action, check_dealt, left_out, max_rounds, result
+from ...core.cards import RANKS, ranks_from, value
+from ...core.game import Option, RuleError, bad_action, check_dealt, left_out, max_rounds, result
 
 NAME = "batayo"
 TITLE = "BATAYO"
@@ -386,7 +386,7 @@ def _sudden_death_step(cmd, tied: list[int]) -> None:
 
 
 def deadline(state: dict) -> str | None:
-    from ..base import add_seconds
+    from ...core.game import add_seconds
 
     t, limit = state["table"], state["options"].get("time_limit_s")
     if limit is None or t["clock_start"] is None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from ..base import Option
+from ...core.game import Option
 from .audit import ties
 from .bots import BOTS
 from .rules import (

@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-from ...cards import deck as full_deck
-from ...cards import rank
-from ..base import BotRng, random_bot
+from ...core.cards import deck as full_deck
+from ...core.cards import rank
+from ...core.game import BotRng, random_bot
 from .rules import KING, ROYALS, strength
 
 

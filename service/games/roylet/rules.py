@@ -31,9 +31,9 @@ Decisions where RULES.md leaves room (documented in the module and the final rep
 
 from __future__ import annotations
 
-from ...cards import deck as full_deck
-from ...cards import rank
-from ..base import RuleError, bad_action, check_dealt, not_your_turn, result
+from ...core.cards import deck as full_deck
+from ...core.cards import rank
+from ...core.game import RuleError, bad_action, check_dealt, not_your_turn, result
 
 KING, ALLIES = 0, (1, 2)
 BATTLES = 10

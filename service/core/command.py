@@ -12,7 +12,7 @@ from typing import Any
 
 from . import fairness
 from .chain import event_hash
-from .games.base import RuleError, add_seconds, not_your_turn
+from .game import RuleError, add_seconds, not_your_turn
 from .state import apply, bot_seats, clone, game_of, open_seats
 from .views import game_view
 

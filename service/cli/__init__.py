@@ -25,9 +25,9 @@ def serve(host: str, port: int, threads: int) -> None:
 
     import waitress
 
-    from . import logs
-    from .api import create_app
-    from .config import Settings, build_engine
+    from .. import logs
+    from ..api import create_app
+    from ..config import Settings, build_engine
 
     logs.setup()
     settings = Settings()
@@ -77,9 +77,9 @@ def worker(burst: bool, fork: bool) -> None:
     child per job (bench/latency.py). A supervisor restarts a worker that dies either way."""
     from rq import Queue, SimpleWorker, Worker
 
-    from . import logs
-    from .config import SWEEP_EVERY_S, Settings, connect
-    from .dispatch import QUEUE
+    from .. import logs
+    from ..config import SWEEP_EVERY_S, Settings, connect
+    from ..engine.dispatch import QUEUE
 
     settings = Settings()
     if settings.embedded:
@@ -96,7 +96,7 @@ def worker(burst: bool, fork: bool) -> None:
 @main.command()
 def sweep() -> None:
     """Restore the due work (bot moves, clocks) of every game in play, once."""
-    from .config import build_engine
+    from ..config import build_engine
 
     engine = build_engine()
     try:
@@ -139,9 +139,9 @@ def simulate(
     details: bool,
 ) -> None:
     """Play COUNT all-bot games in memory and report outcomes."""
-    from .games import GAMES, resolve_options
-    from .simulate import seats_for
-    from .simulate import simulate as run
+    from ..games import GAMES, resolve_options
+    from ..sim.simulate import seats_for
+    from ..sim.simulate import simulate as run
 
     if game not in GAMES:
         raise click.BadParameter(f"unknown game; games: {', '.join(GAMES)}", param_hint="GAME")
@@ -228,7 +228,7 @@ def export(game_id: str, url: str) -> None:
 def verify(path) -> None:
     """Check an exported game file offline: the hash chain and every draw. Says `ok` or where it
     fails."""
-    from .verify import verify as check
+    from ..core.verify import verify as check
 
     try:
         doc = json.load(path)

@@ -147,7 +147,7 @@ def check_dealt(
 ) -> list[list[str]]:
     """The piles of a test deal, checked: every card well formed, allowed in its pile (by the
     pile's index), and dealt once. Raises bad_action (400) saying which card is wrong."""
-    from ..cards import BadCard, parse_card
+    from .cards import BadCard, parse_card
 
     seen: set[str] = set()
     for i, pile in enumerate(piles):

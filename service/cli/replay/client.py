@@ -10,8 +10,8 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from ..state import BadLog, fold
-from ..views import game_view
+from ...core.state import BadLog, fold
+from ...core.views import game_view
 from .frame import render, tie_starts
 from .style import DEFAULT_URL, Fetch
 

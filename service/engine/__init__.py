@@ -17,14 +17,15 @@ import secrets
 from collections import OrderedDict
 from typing import Any
 
-from . import command, fairness, tokens
-from .clock import utc_now
+from ..core import command, fairness
+from ..core.clock import utc_now
+from ..core.game import RuleError, add_seconds, bad_action
+from ..core.state import apply, bot_seats, clone, fold, game_of
+from ..core.views import game_view
+from ..games import GAMES, resolve_options
+from ..store import Conflict, Replayed, Store
+from . import tokens
 from .dispatch import Dispatcher
-from .games import GAMES, resolve_options
-from .games.base import RuleError, add_seconds, bad_action
-from .state import apply, bot_seats, clone, fold, game_of
-from .store import Conflict, Replayed, Store
-from .views import game_view
 
 MAX_RETRIES = 50
 log = logging.getLogger("batayo.engine")

@@ -9,8 +9,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from .clock import utc_now
-from .games import GAMES, resolve_options
+from ..core.clock import utc_now
+from ..games import GAMES, resolve_options
 from .table import Table
 
 

@@ -11,11 +11,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from . import command
-from .clock import utc_now
-from .games import GAMES, resolve_options
-from .state import bot_seats, fold, game_of
-from .views import LazyView, game_view
+from ..core import command
+from ..core.clock import utc_now
+from ..core.state import bot_seats, fold, game_of
+from ..core.views import LazyView, game_view
+from ..games import GAMES, resolve_options
 
 
 class Table:

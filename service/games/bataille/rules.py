@@ -1,4 +1,4 @@
-"""La Bataille (War) and its variants: RULES.md, Bataille section (seed 004).
+"""La Bataille (War), the rules: RULES.md, Bataille section (seed 004).
 
 Table state: each seat's `packs` (top first) and `won` pile, who is `out`, the `pot` on the table
 (cards in the order they reached it), what each contender has `put` in the current step (the
@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import hashlib
 
-from ..cards import RANK_VALUE, RANKS, ranks_from, value
-from ..cards import deck as full_deck
-from .base import (
-    BotRng,
+from ...core.cards import RANK_VALUE, RANKS, ranks_from
+from ...core.cards import deck as full_deck
+from ...core.game import (
     Option,
     RuleError,
     bad_action,
     check_dealt,
     left_out,
     max_rounds,
-    random_bot,
     result,
 )
 
@@ -367,67 +365,6 @@ def _remember_position(state: dict) -> None:
         t["repeat"] = at // _KEY + 1
 
 
-# -- what each seat sees -----------------------------------------------------------------------
-
-
-def view(state: dict, seat: int | None) -> dict:
-    t = state["table"]
-    open_variant = state["options"]["variant"] == "ouverte"
-    players = []
-    for s, put in enumerate(t["put"]):
-        shown = put is not None and (not open_variant or t["revealed"] or s == seat)
-        players.append(
-            {
-                "seat": s,
-                "pack": len(t["packs"][s]),
-                "won": len(t["won"][s]),
-                "out": t["out"][s],
-                "contender": s in t["contenders"],
-                "has_put": put is not None,
-                "up": put["up"] if shown else None,
-                "down": len(put["down"]) if put else 0,
-            }
-        )
-    down = list(t["pot_down"])
-    out = {
-        # the round under way; once the game is over, the last one played
-        "round": t["round"] + (0 if state["status"] == "finished" else 1),
-        "bataille": t["step"],
-        "players": players,
-        "pot": len(t["pot"]),
-        "face_up": [c for c in t["pot"] if c not in down],
-        "aside": len(t["aside"]),
-    }
-    if open_variant and seat is not None:
-        out["pack"] = list(t["packs"][seat])
-        if t["put"][seat]:
-            out["your_down"] = list(t["put"][seat]["down"])
-    return out
-
-
-def redact(event: dict, seat: int | None, options: dict) -> dict:
-    """Hide face-down cards and pack orders; in `ouverte` a seat sees its own pack and choices."""
-    d, kind = event["data"], event["type"]
-    ouverte = options["variant"] == "ouverte"
-    own = d.get("seat") == seat and seat is not None
-    ouverte_own = own and ouverte
-    hidden: dict = {}
-    if kind == "dealt":
-        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
-        if seat is not None and ouverte:
-            hidden["packs"][seat] = d["packs"][seat]
-        hidden["aside"] = [None] * len(d["aside"])
-    elif kind == "pack_turned" and "order" in d and not ouverte_own:
-        hidden["order"] = [None] * len(d["order"])
-    elif kind in ("flipped", "short") and not ouverte_own:
-        hidden["down"] = [None] * len(d["down"])
-    elif kind == "committed" and not own:
-        hidden.update(card=None, down=[None] * len(d["down"]))
-    if hidden and "rng" in d:
-        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
-    return {**event, "data": {**d, **hidden}} if hidden else event
-
-
 def cards(state: dict) -> list[str]:
     t = state["table"]
     held = [c for pile in t["packs"] + t["won"] for c in pile]
@@ -437,74 +374,3 @@ def cards(state: dict) -> list[str]:
 
 def rounds(state: dict) -> int:
     return state["table"]["round"]
-
-
-# -- bots --------------------------------------------------------------------------------------
-
-
-def greedy(view_: dict, rng: BotRng) -> dict:
-    """Classique: flip. Ouverte: a high card to win a round (else throw the lowest), and in a
-    bataille the highest card up and the lowest down."""
-    legal = view_["legal_actions"]
-    if len(legal) == 1:
-        return legal[0]
-
-    def strength(action: dict) -> tuple:
-        up = value(action["card"])
-        down = value(action["down"]) if "down" in action else 0
-        return (up, -down)
-
-    best = max(legal, key=strength)
-    if "down" in best or value(best["card"]) >= RANKS.index("Q") + 2:
-        return best
-    return min(legal, key=strength)
-
-
-BOTS = {"random": random_bot, "greedy": greedy}
-
-
-# -- the tie audit -----------------------------------------------------------------------------
-
-
-def ties(events: list[dict]) -> list[dict]:
-    """Every bataille chain: its round, players, each step's cards and who won what.
-
-    Built from events as the caller may see them, so a face-down card shows once it may."""
-    episodes: list[dict] = []
-    episode: dict | None = None
-    step: dict = {"cards": [], "versions": []}
-    for e in events:
-        kind, d = e["type"], e["data"]
-        if kind in ("flipped", "committed", "short"):
-            up = d.get("up", d.get("card"))
-            step["cards"].append({"seat": d["seat"], "up": up, "down": d["down"], "how": kind})
-            step["versions"].append(e["version"])
-        elif kind == "revealed":
-            step["reveal"] = {"version": e["version"], "up": d["up"]}
-            step["versions"].append(e["version"])
-        elif kind == "bataille":
-            if episode is None:
-                episode = {
-                    "kind": "bataille",
-                    "round": d["round"],
-                    "players": d["seats"],
-                    "steps": [],
-                    "versions": [],
-                }
-            step.update(tied=d["seats"], versions=[*step["versions"], e["version"]])
-            episode["steps"].append(step)
-            step = {"cards": [], "versions": []}
-        elif kind in ("took", "left_play"):
-            if episode is not None:
-                step.update(winner=d.get("seat"), versions=[*step["versions"], e["version"]])
-                episode["steps"].append(step)
-                episode.update(
-                    winner=d.get("seat"), cards=d["count"], left_play=kind == "left_play"
-                )
-                episode["versions"] = [v for s in episode["steps"] for v in s["versions"]]
-                episodes.append(episode)
-                episode = None
-            step = {"cards": [], "versions": []}
-        elif kind == "out" and episode is not None:
-            step.setdefault("out", []).append(d["seat"])
-    return episodes

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
+from ..games import GAMES
 from .chain import GENESIS
-from .games import GAMES
 
 
 class BadLog(ValueError):

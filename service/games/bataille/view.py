@@ -1,0 +1,61 @@
+"""What each seat (or a spectator, seat None) may see of a Bataille game."""
+
+from __future__ import annotations
+
+
+def view(state: dict, seat: int | None) -> dict:
+    t = state["table"]
+    open_variant = state["options"]["variant"] == "ouverte"
+    players = []
+    for s, put in enumerate(t["put"]):
+        shown = put is not None and (not open_variant or t["revealed"] or s == seat)
+        players.append(
+            {
+                "seat": s,
+                "pack": len(t["packs"][s]),
+                "won": len(t["won"][s]),
+                "out": t["out"][s],
+                "contender": s in t["contenders"],
+                "has_put": put is not None,
+                "up": put["up"] if shown else None,
+                "down": len(put["down"]) if put else 0,
+            }
+        )
+    down = list(t["pot_down"])
+    out = {
+        # the round under way; once the game is over, the last one played
+        "round": t["round"] + (0 if state["status"] == "finished" else 1),
+        "bataille": t["step"],
+        "players": players,
+        "pot": len(t["pot"]),
+        "face_up": [c for c in t["pot"] if c not in down],
+        "aside": len(t["aside"]),
+    }
+    if open_variant and seat is not None:
+        out["pack"] = list(t["packs"][seat])
+        if t["put"][seat]:
+            out["your_down"] = list(t["put"][seat]["down"])
+    return out
+
+
+def redact(event: dict, seat: int | None, options: dict) -> dict:
+    """Hide face-down cards and pack orders; in `ouverte` a seat sees its own pack and choices."""
+    d, kind = event["data"], event["type"]
+    ouverte = options["variant"] == "ouverte"
+    own = d.get("seat") == seat and seat is not None
+    ouverte_own = own and ouverte
+    hidden: dict = {}
+    if kind == "dealt":
+        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
+        if seat is not None and ouverte:
+            hidden["packs"][seat] = d["packs"][seat]
+        hidden["aside"] = [None] * len(d["aside"])
+    elif kind == "pack_turned" and "order" in d and not ouverte_own:
+        hidden["order"] = [None] * len(d["order"])
+    elif kind in ("flipped", "short") and not ouverte_own:
+        hidden["down"] = [None] * len(d["down"])
+    elif kind == "committed" and not own:
+        hidden.update(card=None, down=[None] * len(d["down"]))
+    if hidden and "rng" in d:
+        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
+    return {**event, "data": {**d, **hidden}} if hidden else event
