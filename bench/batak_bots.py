@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.games import GAMES
+from service.core.registry import GAMES
 from service.sim.table import Table
 
 GAME = GAMES["batak"]
@@ -48,7 +48,7 @@ def play_game(args: tuple) -> dict:
         seat = GAME.to_move(table.state)[0]
         view = table.view(seat)
         started = time.perf_counter()
-        action = GAME.BOTS[seats[seat]](view, rng)
+        action = GAME.bots[seats[seat]](view, rng)
         spent[seats[seat]][0] += time.perf_counter() - started
         spent[seats[seat]][1] += 1
         table.act(seat, action, actor="bot")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import socket
 import statistics
@@ -50,7 +49,7 @@ def bench_replay(games: int) -> dict:
     logs = []
     for i in range(games):
         t = Table("bataille", {}, seed=bytes([i]) * 32, game_id=f"r{i}")
-        t.play_out(random.Random(i))
+        t.play_out()
         logs.append(t.events)
     events = sum(len(log) for log in logs)
     started = time.perf_counter()
@@ -332,7 +331,7 @@ def bench_storage(redis_url: str, kinds: list[str], per_kind: int) -> dict:
     `MEMORY USAGE` of the stream, snapshot and meta keys against the events' JSON bytes."""
     import redis
 
-    from service.games import GAMES
+    from service.core.registry import GAMES
     from service.store import key
 
     client = redis.Redis.from_url(redis_url)
@@ -364,7 +363,7 @@ def bench_storage(redis_url: str, kinds: list[str], per_kind: int) -> dict:
 
 
 def _defaults(module) -> dict:
-    from service.games import resolve_options
+    from service.core.options import resolve_options
 
     return resolve_options(module, {})
 

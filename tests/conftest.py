@@ -1,12 +1,22 @@
 """Shared fixtures. Hypothesis runs the `ci` profile by default (bounded, no deadline: the
-machines are shared and noisy); `HYPOTHESIS_PROFILE=deep` for a long local run."""
+machines are shared and noisy); `HYPOTHESIS_PROFILE=deep` for a long local run.
+
+Real-Redis tests use a server the tests start themselves (`redis_server`), never one a user
+may be running: its data is theirs, so each test may empty it."""
 
 from __future__ import annotations
 
 import json
 import os
 
+import fakeredis
+import pytest
+import redis
 from hypothesis import HealthCheck, settings
+
+from tests.support.helpers import COUNTS
+from tests.support.redis_server import RedisServer
+from tests.support.service import Service
 
 settings.register_profile(
     "ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -17,40 +27,45 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-import fakeredis  # noqa: E402
-import pytest  # noqa: E402
-import redis  # noqa: E402
-
-REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
-
-
-def _real_redis() -> redis.Redis:
-    client = redis.Redis.from_url(REDIS_TEST_URL, socket_timeout=30)
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory) -> RedisServer:
+    """The tests' own Redis server, for the whole run."""
     try:
-        client.ping()
-    except redis.ConnectionError:
+        server = RedisServer(tmp_path_factory.mktemp("redis"))
+    except (FileNotFoundError, RuntimeError) as exc:
         if os.environ.get("BATAYO_REQUIRE_REDIS"):
             raise
-        pytest.skip(f"no Redis server at {REDIS_TEST_URL}")
-    client.flushdb()  # the test database (15 by default) is the tests' own
-    return client
+        pytest.skip(f"no Redis server for the tests: {exc}")
+    yield server
+    server.stop()
 
 
 @pytest.fixture
-def real_redis() -> redis.Redis:
-    return _real_redis()
+def redis_url(redis_server) -> str:
+    redis_server.client().flushall()  # the tests' own server: emptied for each test
+    return redis_server.url
+
+
+@pytest.fixture
+def real_redis(redis_url) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, socket_timeout=30)
 
 
 @pytest.fixture(params=["fakeredis", "redis"])
 def any_redis(request) -> redis.Redis:
-    """Each store test runs twice: on fakeredis and on the real server."""
+    """Each store test runs twice: on fakeredis and on a real server."""
     if request.param == "fakeredis":
         return fakeredis.FakeRedis()
-    return _real_redis()
+    return request.getfixturevalue("real_redis")
+
+
+@pytest.fixture
+def svc() -> Service:
+    """The service in-process on fakeredis (test games allowed), its jobs run on demand."""
+    return Service()
 
 
 # The reliability tests (fuzzing, leaks, races) record how much they checked; the run prints it.
-from tests.helpers import COUNTS  # noqa: E402
 
 
 def pytest_sessionstart(session) -> None:

@@ -3,50 +3,12 @@ openapi.yaml by the client."""
 
 from __future__ import annotations
 
-import fakeredis
 import pytest
 
-from service.api import create_app
 from service.core.state import fold
 from service.core.views import game_view
-from service.engine import Engine
-from service.engine.dispatch import QueueDispatcher
-from service.store import Store
-from tests.apiclient import CheckedClient
-from tests.helpers import auth
-
-
-class Service:
-    def __init__(self, test_games: bool = True) -> None:
-        self.jobs = QueueDispatcher()
-        self.engine = Engine(Store(fakeredis.FakeRedis()), self.jobs, test_games=test_games)
-        self.client = CheckedClient(create_app(self.engine).test_client())
-
-    def run_jobs(self) -> int:
-        return self.jobs.run(lambda job, args: getattr(self.engine, job)(*args))
-
-
-@pytest.fixture
-def svc() -> Service:
-    return Service()
-
-
-def all_events(svc: Service, gid: str, headers: dict | None = None) -> list[dict]:
-    """Every event, page by page, following next_after."""
-    out, after = [], 0
-    while after is not None:
-        page = svc.client.get(f"/v1/games/{gid}/events?after={after}", headers=headers).json
-        out += page["events"]
-        after = page["next_after"]
-    return out
-
-
-def new_game(svc: Service, **body) -> dict:
-    body.setdefault("game", "bataille")
-    body.setdefault("seats", [{"name": "ana", "client_seed": "a1"}, {"name": "bob"}])
-    r = svc.client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
+from tests.support.helpers import auth, is_sealed
+from tests.support.service import Service, all_events, new_game
 
 
 def test_rules_list_every_game_with_options_and_bots(svc):
@@ -109,11 +71,12 @@ def test_events_are_paged_and_redacted_for_the_caller(svc):
     assert [e["version"] for e in page["events"]] == [1] and page["next_after"] == 1
     dealt = svc.client.get(f"/v1/games/{gid}/events?after=1", headers=auth(ana)).json
     packs = dealt["events"][0]["data"]["packs"]
-    assert None not in packs[0] and set(packs[1]) == {None}  # ana sees her own pack only
+    assert len(packs[0]) == 26 and is_sealed(packs[1])  # ana sees her own pack only
+    assert list(dealt["events"][0]["openings"]) == ["/data/packs/0"]  # and can check it
     assert dealt["next_after"] is None
     spectator = svc.client.get(f"/v1/games/{gid}/events?after=1").json["events"][0]
-    assert set(spectator["data"]["packs"][0]) == {None}
-    assert "rng" not in spectator["data"] or spectator["data"]["rng"][0].get("hidden")
+    assert is_sealed(spectator["data"]["packs"][0]) and spectator["openings"] == {}
+    assert is_sealed(spectator["data"]["rng"][0]["output"])
     del bob
 
 

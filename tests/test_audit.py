@@ -13,58 +13,8 @@ from service.cli import main
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
-from tests.test_api import Service, auth
-
-PACKS = [["QS", "2S", "7S", "4S", "AS", "8S"], ["QH", "3H", "7H", "5H", "KH", "8H"], ["3D", "4D"]]
-
-
-def tied_game(svc: Service) -> tuple[str, list[str]]:
-    """RULES.md Bataille 4: Q against Q, then 7 against 7, then AS takes all 11 cards."""
-    created = svc.client.post(
-        "/v1/games",
-        json={
-            "game": "bataille",
-            "options": {"players": 3},
-            "seats": [{"name": "ana"}, {"name": "bob"}, {"name": "cy"}],
-            "deal": {"packs": PACKS},
-        },
-    ).json
-    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
-    for _ in range(3):
-        view = svc.client.get(f"/v1/games/{gid}").json
-        for seat in view["to_move"]:
-            r = svc.client.post(
-                f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[seat])
-            )
-            assert r.status_code == 200
-    return gid, tokens
-
-
-def read_stream(client, url: str, headers: dict | None = None, limit: int | None = None) -> list:
-    """The (id, event type, data) of each server-sent event; stop after `limit` of them."""
-    response = client.get(url, headers=headers or {}, buffered=False)
-    assert response.status_code == 200 and response.mimetype == "text/event-stream"
-    got, buffer = [], ""
-    for chunk in response.response:
-        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
-        while "\n\n" in buffer:
-            message, buffer = buffer.split("\n\n", 1)
-            fields = dict(
-                line.split(": ", 1)
-                for line in message.splitlines()
-                if ": " in line and not line.startswith(":")
-            )
-            if "id" in fields:
-                got.append((int(fields["id"]), fields["event"], json.loads(fields["data"])))
-                if limit is not None and len(got) == limit:
-                    response.close()
-                    return got
-    return got
-
-
-@pytest.fixture
-def svc() -> Service:
-    return Service()
+from tests.support.helpers import auth, is_sealed
+from tests.support.service import read_stream, tied_game
 
 
 def test_the_tie_audit_follows_a_bataille_chain_step_by_step(svc):
@@ -171,5 +121,5 @@ def test_a_live_stream_shows_each_seat_only_what_it_may_see(real_redis):
     for name in ("b", "spectator"):
         (v3, t3, d3), (v4, t4, _) = seen[name]
         assert (v3, t3, v4, t4) == (3, "committed", 4, "committed")
-        assert d3["data"]["card"] is None  # seat a's choice, before the reveal
+        assert is_sealed(d3["data"]["card"])  # seat a's choice, before the reveal
     assert seen["b"][1][2]["data"]["card"] == "3H"  # b sees its own

@@ -6,12 +6,13 @@ import pytest
 
 from service.core.fairness import replay_ledger
 from service.core.game import RuleError
+from service.core.state import awaited
 from service.sim.table import Table
-from tests.helpers import SEED, humans, last, table, types
+from tests.support.helpers import SEED, humans, is_sealed, last, own, table, types
 
 
 def flip_all(t: Table, seats=None) -> None:
-    for seat in seats if seats is not None else list(t.game.to_move(t.state)):
+    for seat in seats if seats is not None else list(awaited(t.state)):
         t.act(seat, {"type": "flip"})
 
 
@@ -35,9 +36,9 @@ def test_rule_1_deal_shuffles_sets_aside_and_deals_one_at_a_time():
 def test_rule_2_every_player_turns_the_top_card_face_up():
     """Rule 2: "every player still in the game turns the top card of their pack face up"."""
     t = table("bataille", packs=[["9S", "2S"], ["4H", "3H"]])
-    assert t.game.to_move(t.state) == [0, 1]
+    assert awaited(t.state) == [0, 1]
     t.act(1, {"type": "flip"})  # any order
-    assert last(t, "flipped")["data"] == {"seat": 1, "up": "4H", "down": []}
+    assert own(last(t, "flipped")) == {"seat": 1, "up": "4H", "down": []}
     assert t.view(0)["table"]["players"][1]["up"] == "4H"  # face up: everyone sees it
 
 
@@ -47,8 +48,8 @@ def test_rule_2_ouverte_choices_are_hidden_until_all_are_revealed_together():
     t = table("bataille", {"variant": "ouverte"}, packs=[["9S", "2S"], ["4H", "3H"]])
     t.act(0, {"type": "play", "card": "2S"})
     committed = last(t, "committed")
-    assert t.game.redact(committed, 1, t.options)["data"]["card"] is None
-    assert t.game.redact(committed, 0, t.options)["data"]["card"] == "2S"
+    assert is_sealed(t.shown(committed, 1)["data"]["card"])
+    assert t.shown(committed, 0)["data"]["card"] == "2S"
     assert t.view(1)["table"]["players"][0]["up"] is None
     assert "2S" not in str(t.view(None))
     with pytest.raises(RuleError) as err:
@@ -83,7 +84,7 @@ def test_rule_4_a_tie_for_the_highest_is_a_bataille_between_the_tied_players_onl
     t = table("bataille", {"players": 3}, packs=packs)
     flip_all(t)
     assert last(t, "bataille")["data"] == {"seats": [0, 1], "round": 1, "step": 1}
-    assert t.game.to_move(t.state) == [0, 1]  # seat 2 is not in it
+    assert awaited(t.state) == [0, 1]  # seat 2 is not in it
     flip_all(t)
     flipped = [e["data"] for e in t.events if e["type"] == "flipped"][-2:]
     assert [(f["down"], f["up"]) for f in flipped] == [(["2S"], "7S"), (["3H"], "7H")]
@@ -93,7 +94,7 @@ def test_rule_4_a_tie_for_the_highest_is_a_bataille_between_the_tied_players_onl
     assert took["seat"] == 0 and took["count"] == 11  # AS beats KH; all 11 cards on the table
     # the face-down cards stay hidden from every seat while the game runs
     for seat in (0, 1, 2, None):
-        assert "2S" not in str(t.game.redact(t.events[-5], seat, t.options))
+        assert "2S" not in str(t.shown(t.events[-5], seat))
 
 
 def test_rule_4_sans_inconnue_puts_no_face_down_card():
@@ -132,7 +133,7 @@ def test_rule_5_ordered_gathering_keeps_the_order_won():
     flip_all(t3)  # 2S against AH: seat 1 takes
     t3.act(0, {"type": "flip"})  # seat 0's pack is empty: the won pile becomes its pack, in order
     turned = [e for e in t3.events if e["type"] == "pack_turned"]
-    assert turned[-1]["data"] == {"seat": 0, "count": 2} and "rng" not in turned[-1]["data"]
+    assert own(turned[-1]) == {"seat": 0, "count": 2} and "rng" not in turned[-1]["data"]
     assert last(t3, "flipped")["data"]["up"] == "KS"
     assert t3.state["table"]["packs"][0] == ["QH"]
 
@@ -153,7 +154,7 @@ def test_rule_5_random_gathering_is_drawn_and_recorded():
     salt = t.state["salt"]
     assert replay_ledger(SEED, "g5", salt, turned["version"], turned["data"]["rng"]) is None
     # nobody sees the new order of a face-down pack while the game runs
-    assert t.game.redact(turned, 0, t.options)["data"]["order"] == [None, None]
+    assert is_sealed(t.shown(turned, 0)["data"]["order"])
 
 
 def test_rule_6_forfeit_the_short_player_is_out_and_its_cards_stay_for_the_winner():
@@ -164,7 +165,7 @@ def test_rule_6_forfeit_the_short_player_is_out_and_its_cards_stay_for_the_winne
     flip_all(t)
     short = last(t, "short")["data"]
     assert short == {"seat": 0, "up": None, "down": ["4S"], "out": True}
-    assert t.game.to_move(t.state) == [1]
+    assert awaited(t.state) == [1]
     t.act(1, {"type": "flip"})
     assert last(t, "took")["data"] == {"seat": 1, "count": 5, "round": 1}
     assert t.state["result"]["winners"] == [1] and t.state["result"]["reason"] == "all_cards"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.test_api import Service, auth
+from tests.support.helpers import auth
+from tests.support.service import Service
 
 HANDS = [
     ["AS", "KS", "QS", "JS", "10S", "9S", "8S", "7S", "6S", "5S", "4S", "3S", "2S"],

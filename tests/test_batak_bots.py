@@ -9,11 +9,11 @@ import pytest
 
 import service.games.batak as batak
 from service.core.cards import deck as full_deck
+from service.core.state import awaited
 from service.core.views import game_view
 from service.games.batak import bots
 from service.sim.table import Table
-
-from .test_batak_support import auction, hands_with, play, table
+from tests.support.batak import auction, hands_with, play, table
 
 
 @pytest.mark.parametrize("mode", ["ihaleli", "esli"])
@@ -25,9 +25,9 @@ def test_fast_play_out_follows_the_rules(mode, overtake):
         t = table(seed=seed, mode=mode, must_overtake_when_trumped=overtake)
         rng = random.Random(seed)
         while t.state["table"]["phase"] != "play":
-            t.bot_move(t.game.to_move(t.state)[0], rng, "greedy")
+            t.bot_move(awaited(t.state)[0], "greedy")
         for _ in range(rng.randrange(0, 30)):  # start anywhere in the deal
-            t.bot_move(t.game.to_move(t.state)[0], rng, "random")
+            t.bot_move(awaited(t.state)[0], "random")
         tab = t.state["table"]
         h = [bots._masks(hand) for hand in tab["hands"]]
         trick = [(p["seat"], *bots.card_int(p["card"])) for p in tab["trick"]]
@@ -77,8 +77,8 @@ def test_sampled_worlds_respect_what_was_seen():
     rng = random.Random(1)
     t = table(seed=5)
     while t.state["table"]["phase"] != "play" or len(t.state["table"]["tricks"]) < 5:
-        t.bot_move(t.game.to_move(t.state)[0], rng, "greedy")
-    seat = t.game.to_move(t.state)[0]
+        t.bot_move(awaited(t.state)[0], "greedy")
+    seat = awaited(t.state)[0]
     view = t.view(seat)["table"]
     allow = bots.constraints(view, True)
     seen = set(view["played"]) | set(view["hand"])
@@ -110,7 +110,7 @@ def test_bots_finish_games_in_both_modes(name):
             seats=[{"bot": name}] * 4,
             seed=bytes(32),
         )
-        t.play_out(random.Random(0))
+        t.play_out()
         assert t.state["status"] == "finished"
         assert t.state["result"]["reason"] in ("deals_played", "round_limit")
 
@@ -139,10 +139,11 @@ def test_greedy_wins_cheaply_and_keeps_high_cards():
 def test_hint_explains_the_expert_choice():
     t = table(seed=2)
     view = t.view(1)
-    hint = bots.hint(view)
+    hint = bots.hint(view, random.Random(0))
     assert hint["action"] in view["legal_actions"]
     assert isinstance(hint["reason"], str) and hint["reason"]
-    assert bots.hint(t.view(2)) == {"action": None, "reason": "you have nothing to do now"}
+    idle = bots.hint(t.view(2), random.Random(0))
+    assert idle == {"action": None, "reason": "you have nothing to do now"}
 
 
 def test_expert_takes_the_only_sure_winner_at_the_end():
@@ -166,9 +167,9 @@ def test_summarize_counts_contracts_and_average_scores():
             seats=[{"bot": "greedy"}, {"bot": "random"}] * 2,
             seed=seed.to_bytes(32, "big"),
         )
-        t.play_out(random.Random(seed))
+        t.play_out()
         states.append(t.state)
-    summary = batak.summarize(states)
+    summary = batak.GAME.summarize(states)
     records = [r for s in states for r in s["table"]["scores"]]
     assert summary["deals"] == len(records)
     made = sum(v["made"] for v in summary["contracts_by_bid"].values())

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.core import bots as bot_choice
 from service.core import command
 from service.core.cards import deck as full_deck
 from service.core.game import RuleError
-from service.core.state import fold
-from service.core.views import game_view, redact_event
+from service.core.state import awaited, fold, legal_actions
+from service.core.views import game_view, shown_event
 from service.games.batak import bots as batak_bots
 from service.games.batak import rules
 from service.sim.table import Table
+from tests.support.helpers import is_sealed, without_decks
 
 BOT_NAMES = ["random", "greedy", "expert"]
 
@@ -59,11 +60,10 @@ def run(spec: dict, deals: int = 3, max_rounds: int = 1) -> tuple[Table, list[di
         seats=[{"bot": b} for b in spec["bots"]],
         seed=spec["seed"].to_bytes(32, "big"),
     )
-    rng = random.Random(spec["rng"])
     states = [t.state]
     while t.state["status"] == "playing":
-        seat = t.game.to_move(t.state)[0]
-        t.bot_move(seat, rng)
+        seat = awaited(t.state)[0]
+        t.bot_move(seat)
         states.append(t.state)
     return t, states
 
@@ -153,8 +153,8 @@ def test_legal_actions_is_exactly_what_decide_accepts(spec, data):
         if state["status"] != "playing":
             continue
         for seat in range(4):
-            legal = rules.legal_actions(state, seat)
-            if seat not in rules.to_move(state):
+            legal = legal_actions(state, seat)
+            if seat not in awaited(state):
                 assert legal == []
                 continue
             assert legal, "legal_actions is never empty on your turn"
@@ -187,31 +187,31 @@ def test_a_seat_never_sees_another_hand(spec):
         hands = state["table"]["hands"]
         for viewer in (None, 0, 1, 2, 3):
             hidden = _quoted({c for s in range(4) if s != viewer for c in hands[s]})
-            text = json.dumps(redact_event(event, viewer, state))
+            text = json.dumps(without_decks(shown_event(event, viewer, state, t.seed)))
             assert not any(q in text for q in hidden), (event["type"], viewer)
             view_text = json.dumps(game_view(state, viewer))
             assert not any(q in view_text for q in hidden), (event["type"], viewer)
-        if event["type"] == "dealt":  # each seat gets exactly its own hand, nothing of the ledger
+        if event["type"] == "dealt":  # each seat gets exactly its own hand, the shuffle sealed
             for viewer in (None, 0, 1, 2, 3):
-                data = redact_event(event, viewer, state)["data"]
+                data = shown_event(event, viewer, state, t.seed)["data"]
                 for s in range(4):
-                    own = s == viewer
-                    assert data["hands"][s] == (event["data"]["hands"][s] if own else [None] * 13)
-                assert all(e.get("hidden") for e in data.get("rng", []))
+                    mine = data["hands"][s]
+                    assert mine == event["data"]["hands"][s] if s == viewer else is_sealed(mine)
+                assert all(is_sealed(e["output"]) for e in data.get("rng", []))
 
 
 @given(games)
 def test_bots_only_use_the_view_and_the_hint_is_legal(spec):
     """The expert's hint is one of the seat's legal actions, with a one-line reason."""
-    _, states = run(spec, deals=3, max_rounds=1)
+    t, states = run(spec, deals=3, max_rounds=1)
     for state in states[::7]:
         if state["status"] != "playing":
             continue
-        seat = rules.to_move(state)[0]
+        seat = awaited(state)[0]
         view = game_view(state, seat)
-        hint = batak_bots.hint(view)
+        hint = bot_choice.hint(state, seat, t.seed)
         assert hint["action"] in view["legal_actions"]
         assert hint["reason"] and "\n" not in hint["reason"]
-        assert batak_bots.hint(view) == hint  # deterministic
+        assert bot_choice.hint(state, seat, t.seed) == hint  # the same secret: the same advice
         other = (seat + 1) % 4
-        assert batak_bots.hint(game_view(state, other))["action"] is None
+        assert bot_choice.hint(state, other, t.seed)["action"] is None

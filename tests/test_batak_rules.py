@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from service.core.cards import deck as full_deck
 from service.core.game import RuleError
-from service.games import GAMES, resolve_options
-
-from .test_batak_support import (
+from service.core.options import resolve_options
+from service.core.registry import GAMES
+from service.core.state import awaited, legal_actions
+from tests.support.batak import (
     auction,
     hands_with,
     legal_cards,
@@ -19,6 +18,7 @@ from .test_batak_support import (
     refused,
     table,
 )
+from tests.support.helpers import is_sealed
 
 SPADES = [r + "S" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
 HEARTS = [c[:-1] + "H" for c in SPADES]
@@ -53,7 +53,7 @@ def test_options_follow_rules_md():
     ):
         with pytest.raises(ValueError):
             resolve_options(game, bad)
-    described = {o.name: o.describe() for o in game.OPTIONS}
+    described = {o.name: o.describe() for o in game.options}
     assert described["must_overtake_when_trumped"]["type"] == "boolean"
     assert described["deals"]["choices"] == [3, 5, 10]
 
@@ -75,7 +75,7 @@ def test_deal_is_dealt_one_at_a_time_from_the_dealers_right():
         assert d["hands"][(2 + 1 + i) % 4][i // 4] == card
     assert sorted(c for h in d["hands"] for c in h) == sorted(full_deck())
     # bidding starts at the dealer's right
-    assert t.game.to_move(t.state) == [3]
+    assert awaited(t.state) == [3]
 
 
 def test_bad_test_deals_are_refused():
@@ -107,14 +107,14 @@ def test_forced_dealer_bid():
     t = table()
     for seat in (1, 2, 3):
         t.act(seat, {"type": "pass"})
-    legal = t.game.legal_actions(t.state, 0)
+    legal = legal_actions(t.state, 0)
     assert legal == [{"type": "bid", "tricks": n} for n in range(4, 14)]
     err = refused(t, 0, {"type": "pass"})
     assert err.code == "dealer_must_bid" and err.status == 422 and "dealer" in err.detail
     events = t.act(0, {"type": "bid", "tricks": 4})
     assert [e["type"] for e in events] == ["bid", "declarer"]
     assert events[-1]["data"] == {"seat": 0, "bid": 4}
-    assert t.state["table"]["phase"] == "trump" and t.game.to_move(t.state) == [0]
+    assert t.state["table"]["phase"] == "trump" and awaited(t.state) == [0]
 
 
 def test_forced_dealer_bid_esli_minimum_is_seven():
@@ -123,7 +123,7 @@ def test_forced_dealer_bid_esli_minimum_is_seven():
     t = table(mode="esli")
     for seat in (1, 2, 3):
         t.act(seat, {"type": "pass"})
-    assert t.game.legal_actions(t.state, 0)[0] == {"type": "bid", "tricks": 7}
+    assert legal_actions(t.state, 0)[0] == {"type": "bid", "tricks": 7}
     err = refused(t, 0, {"type": "bid", "tricks": 6})
     assert err.code == "bid_too_low" and "7" in err.detail
 
@@ -135,7 +135,7 @@ def test_dealer_may_pass_when_someone_bid():
     t.act(1, {"type": "bid", "tricks": 5})
     t.act(2, {"type": "pass"})
     t.act(3, {"type": "pass"})
-    assert {"type": "pass"} in t.game.legal_actions(t.state, 0)
+    assert {"type": "pass"} in legal_actions(t.state, 0)
     events = t.act(0, {"type": "pass"})
     assert events[-1]["type"] == "declarer" and events[-1]["data"] == {"seat": 1, "bid": 5}
 
@@ -149,7 +149,7 @@ def test_bid_of_13_ends_the_auction():
     assert t.state["table"]["phase"] == "trump"
     assert t.state["table"]["auction"] == [{"seat": 1, "type": "bid", "tricks": 13}]
     for seat in (2, 3, 0):
-        assert t.game.legal_actions(t.state, seat) == []
+        assert legal_actions(t.state, seat) == []
         err = refused(t, seat, {"type": "pass"})
         assert err.code == "not_your_turn" and err.status == 409
 
@@ -159,17 +159,18 @@ def test_bids_must_rise_and_stay_within_4_to_13_and_a_pass_is_final():
     or passes; a pass is final for this deal. Minimum 4 (`esli`: 7), maximum 13." """
     t = table()
     assert refused(t, 1, {"type": "bid", "tricks": 3}).code == "bid_too_low"
-    assert refused(t, 1, {"type": "bid", "tricks": 14}).code == "bid_too_high"
+    too_high = refused(t, 1, {"type": "bid", "tricks": 14})  # the action's shape says 0 to 13
+    assert (too_high.code, too_high.status) == ("invalid_request", 400) and "13" in too_high.detail
     t.act(1, {"type": "bid", "tricks": 5})
     err = refused(t, 2, {"type": "bid", "tricks": 5})
     assert err.code == "bid_too_low" and "more than 5" in err.detail
-    assert t.game.legal_actions(t.state, 2)[0] == {"type": "bid", "tricks": 6}
+    assert legal_actions(t.state, 2)[0] == {"type": "bid", "tricks": 6}
     t.act(2, {"type": "pass"})
     t.act(3, {"type": "bid", "tricks": 6})
     t.act(0, {"type": "pass"})
-    assert t.game.to_move(t.state) == [1]  # seat 2 passed for good: skipped
+    assert awaited(t.state) == [1]  # seat 2 passed for good: skipped
     t.act(1, {"type": "bid", "tricks": 7})
-    assert t.game.to_move(t.state) == [3]
+    assert awaited(t.state) == [3]
     events = t.act(3, {"type": "pass"})
     assert events[-1]["data"] == {"seat": 1, "bid": 7}
     assert [a["type"] for a in t.state["table"]["auction"]] == [
@@ -193,9 +194,7 @@ def test_action_shapes_and_phases():
     err = refused(t, 2, {"type": "pass"})
     assert err.code == "not_your_turn" and "seat 1" in err.detail
     t.act(1, {"type": "bid", "tricks": 13})
-    assert t.game.legal_actions(t.state, 1) == [
-        {"type": "trump", "suit": s} for s in ("S", "H", "D", "C")
-    ]
+    assert legal_actions(t.state, 1) == [{"type": "trump", "suit": s} for s in ("S", "H", "D", "C")]
     assert refused(t, 1, {"type": "pass"}).code == "wrong_phase"
 
 
@@ -317,7 +316,7 @@ def test_trump_broken_by_the_declarers_own_ruff():
     play(t, 2, "AH")
     play(t, 3, legal_cards(t, 3)[0])
     play(t, 0, legal_cards(t, 0)[0])
-    assert t.events[-1]["data"]["winner"] == 2 and t.game.to_move(t.state) == [2]
+    assert t.events[-1]["data"]["winner"] == 2 and awaited(t.state) == [2]
     play(t, 2, "2D")
     play(t, 3, legal_cards(t, 3)[0])
     play(t, 0, legal_cards(t, 0)[0])
@@ -402,13 +401,12 @@ def test_made_contract_esli_bid_13():
 def test_deal_passes_to_the_right():
     """RULES.md Batak: "The deal passes to the right after each deal" (seat + 1)."""
     t = table(first_dealer=3, deals=3)
-    rng = random.Random(0)
     dealers = []
     while t.state["status"] == "playing":
         if t.events[-1]["type"] == "dealt":
             dealers.append(t.events[-1]["data"]["dealer"])
-            assert t.game.to_move(t.state) == [(dealers[-1] + 1) % 4]
-        t.bot_move(t.game.to_move(t.state)[0], rng, "random")
+            assert awaited(t.state) == [(dealers[-1] + 1) % 4]
+        t.bot_move(awaited(t.state)[0], "random")
     assert dealers[:3] == [3, 0, 1]
 
 
@@ -426,7 +424,7 @@ def test_extra_deal_after_a_tie_at_the_top(mode):
     tied_seeds = {"ihaleli": [7, 16], "esli": [175, 350]}[mode]
     for seed in [*tied_seeds, *range(6)]:
         t = table(seed=seed, deals=3, mode=mode)
-        t.play_out(random.Random(seed), bots=dict.fromkeys(range(4), "greedy"))
+        t.play_out(dict.fromkeys(range(4), "greedy"))
         scores = t.state["table"]["scores"]
         result = t.state["result"]
         totals_by_deal, running = [], [0] * 4
@@ -453,7 +451,7 @@ def test_round_limit_caps_the_deals():
     after which it ends with reason `round_limit`: the leader wins (... Batak: highest score),
     equal leaders draw." """
     t = table(deals=5, max_rounds=2)
-    t.play_out(random.Random(3), bots=dict.fromkeys(range(4), "greedy"))
+    t.play_out(dict.fromkeys(range(4), "greedy"))
     result = t.state["result"]
     assert result["reason"] == "round_limit" and result["rounds"] == 2
     scores = result["scores"]
@@ -471,10 +469,12 @@ def test_spectator_and_seats_see_only_their_own_hand():
         view = t.view(seat)["table"]
         assert view["hand"] == (None if seat is None else sorted(hands[seat], key=_key))
         assert view["hand_counts"] == [13] * 4
-        red = t.game.redact(dealt, seat, t.state["options"])
+        shown = t.shown(dealt, seat)["data"]
         for s in range(4):
-            assert red["data"]["hands"][s] == (hands[s] if s == seat else [None] * 13)
-        assert red["data"]["rng"] == [{"op": "shuffle", "why": "deck for deal 1", "hidden": True}]
+            assert shown["hands"][s] == hands[s] if s == seat else is_sealed(shown["hands"][s])
+        (entry,) = shown["rng"]
+        assert entry["why"] == "deck for deal 1" and entry["deck"] is True
+        assert entry["input"] == full_deck() and is_sealed(entry["output"])
         assert dealt["data"]["rng"][0]["output"]  # the original is untouched
 
 

@@ -3,7 +3,8 @@ stays hidden from the other seat and spectators until the reveal."""
 
 from __future__ import annotations
 
-from tests.test_api import Service, auth
+from tests.support.helpers import auth
+from tests.support.service import Service
 
 RANKS = ["A", "7", "8", "9", "10", "J", "Q", "K"]
 

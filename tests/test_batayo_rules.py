@@ -9,92 +9,29 @@ from __future__ import annotations
 
 import pytest
 
-from service.core import fairness
 from service.core.cards import value
 from service.core.game import RuleError, add_seconds
-from service.core.state import fold
-from service.games.batayo import deck, timers
+from service.core.state import awaited, fold, legal_actions
+from service.games.batayo.rules import deck, timers
 from service.sim.table import Table
-
-T0 = "2030-01-01T00:00:00.000000Z"
-SEED = bytes(32)
-
-
-def make(packs, fmt="express", seed=SEED, **options) -> Table:
-    return Table(
-        "batayo",
-        {"players": len(packs), "format": fmt, **options},
-        seats=[{"name": f"p{i}"} for i in range(len(packs))],
-        seed=seed,
-        deal={"packs": packs},
-        clock=lambda: T0,
-    )
-
-
-def play(t: Table, *moves: tuple[int, str]) -> list[dict]:
-    out = []
-    for seat, card in moves:
-        out += t.act(seat, {"type": "play", "card": card})
-    return out
-
-
-def of(events: list[dict], kind: str) -> list[dict]:
-    return [e for e in events if e["type"] == kind]
-
-
-def refused(t: Table, seat: int, action: dict, code: str, status: int) -> None:
-    """The action is refused with this stable code and nothing is appended."""
-    before, version = list(t.events), t.state["version"]
-    with pytest.raises(RuleError) as err:
-        t.act(seat, action)
-    assert (err.value.code, err.value.status) == (code, status)
-    assert t.events == before
-    assert t.state["version"] == version
-
-
-def hand(t: Table, seat: int) -> list[str]:
-    return t.state["table"]["hands"][seat]
-
-
-def pack(t: Table, seat: int) -> list[str]:
-    return t.state["table"]["packs"][seat]
-
-
-def counts(t: Table) -> list[int]:
-    return [
-        len(h) + len(p)
-        for h, p in zip(t.state["table"]["hands"], t.state["table"]["packs"], strict=True)
-    ]
-
-
-def check_ledgers(t: Table) -> None:
-    """Every draw in the log replays from the seed (FAIRNESS.md)."""
-    for e in t.events:
-        if "rng" in e["data"]:
-            problem = fairness.replay_ledger(
-                t.seed, t.state["id"], t.state["salt"], e["version"], e["data"]["rng"]
-            )
-            assert problem is None, problem
-
-
-def spades(*ranks):
-    return [r + "S" for r in ranks]
-
-
-def hearts(*ranks):
-    return [r + "H" for r in ranks]
-
-
-def clubs(*ranks):
-    return [r + "C" for r in ranks]
-
-
-def diamonds(*ranks):
-    return [r + "D" for r in ranks]
-
-
-EXPRESS = ("A", "K", "Q", "J", "10", "9", "8", "7")
-
+from tests.support.batayo import (
+    EXPRESS,
+    SEED,
+    T0,
+    check_ledgers,
+    clubs,
+    counts,
+    diamonds,
+    hand,
+    hearts,
+    make,
+    of,
+    pack,
+    play,
+    refused,
+    spades,
+)
+from tests.support.helpers import is_sealed, own
 
 # -- the deal and the options ------------------------------------------------------------------
 
@@ -193,10 +130,11 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
             {"card": None, "how": "played", "step": 0, "face": "down"}
         ]
         assert "QC" not in str(t.view(viewer))
-        redacted = t.game.redact(first[0], viewer, t.options)
-        assert redacted["data"]["card"] is None
-    assert t.game.redact(first[0], 2, t.options)["data"]["card"] == "QC"
-    assert sorted(t.game.to_move(t.state)) == [0, 1]
+        shown = t.shown(first[0], viewer)
+        assert is_sealed(shown["data"]["card"])
+        assert is_sealed(shown["data"]["cause"]["action"]["body"]["card"])  # the body too
+    assert t.shown(first[0], 2)["data"]["card"] == "QC"
+    assert sorted(awaited(t.state)) == [0, 1]
     play(t, (0, "KS"))
     assert of(t.events, "revealed") == []
     events = play(t, (1, "JH"))
@@ -238,9 +176,9 @@ def test_gather_random_is_drawn_recorded_and_hidden():
     assert entry["input"] == ["AH", "JC", "QS"] and entry["output"] == won["data"]["order"]
     assert pack(t, 1)[-3:] == won["data"]["order"]
     for viewer in (0, 1, 2, None):
-        shown = t.game.redact(won, viewer, t.options)["data"]
-        assert shown["order"] == [None] * 3
-        assert shown["rng"] == [{"op": "shuffle", "why": entry["why"], "hidden": True}]
+        shown = t.shown(won, viewer)["data"]
+        assert is_sealed(shown["order"]) and is_sealed(shown["rng"][0]["output"])
+        assert shown["rng"][0]["input"] == entry["input"]  # the table's cards: all revealed
     check_ledgers(t)
 
 
@@ -283,11 +221,11 @@ def test_rule_3_batayo_between_two_of_three_players():
         entry = t.view(viewer)["table"]["players"][0]["table"][1]
         assert entry["how"] == "taken" and entry["face"] == "down" and entry["from"] == 1
         assert (entry["card"] == took_by_0) is known and (entry["card"] is None) is not known
-        redacted = t.game.redact(of(events, "taken")[0], viewer, t.options)["data"]
-        assert (redacted["card"] == took_by_0) is known
-        assert ("input" in redacted["rng"][0]) is known
+        shown = t.shown(of(events, "taken")[0], viewer)["data"]
+        assert (shown["card"] == took_by_0) is known and is_sealed(shown["card"]) is not known
+        assert is_sealed(shown["rng"][0]["input"]) is not known
     # only the tied players play on
-    assert t.game.to_move(t.state) == [0, 1]
+    assert awaited(t.state) == [0, 1]
     refused(t, 2, {"type": "play", "card": "7C"}, "not_in_batayo", 409)
     high0 = max(hand(t, 0), key=value)
     low1 = min(hand(t, 1), key=value)
@@ -320,7 +258,7 @@ def test_rule_3_three_tied_take_from_the_next_tied_player_clockwise():
     assert of(events, "batayo")[0]["data"]["seats"] == [0, 2, 3]
     taken = [(e["data"]["seat"], e["data"]["from"]) for e in of(events, "taken")]
     assert taken == [(0, 2), (2, 3), (3, 0)]
-    assert sorted(t.game.to_move(t.state)) == [0, 2, 3]
+    assert sorted(awaited(t.state)) == [0, 2, 3]
     refused(t, 1, {"type": "play", "card": "7H"}, "not_in_batayo", 409)
     check_ledgers(t)
 
@@ -364,7 +302,7 @@ def test_rule_3_batayo_with_an_empty_hand():
     assert taken[1]["seat"] == 1 and taken[1]["card"] in spades("K", "Q", "J", "10")
     out = of(events, "out")[0]["data"]
     assert out == {"seat": 1, "reason": "no_cards", "trick": 1, "cards": []}
-    assert t.game.to_move(t.state) == [0]
+    assert awaited(t.state) == [0]
     refused(t, 1, {"type": "play", "card": "AH"}, "eliminated", 409)
     card = hand(t, 0)[0]
     events = play(t, (0, card))
@@ -394,10 +332,10 @@ def test_rule_4_losing_the_last_chance_trick_eliminates():
     }
     assert t.state["table"]["gone"] == clubs("8", "9", "10")
     for viewer in (0, 1, None):  # the cards leave play face down
-        assert t.game.redact(of(events, "out")[0], viewer, t.options)["data"]["cards"] == [None] * 3
-    assert t.state["status"] == "playing" and sorted(t.game.to_move(t.state)) == [0, 1]
+        assert is_sealed(t.shown(of(events, "out")[0], viewer)["data"]["cards"])
+    assert t.state["status"] == "playing" and sorted(awaited(t.state)) == [0, 1]
     refused(t, 2, {"type": "play", "card": "8C"}, "eliminated", 409)
-    assert t.game.legal_actions(t.state, 2) == []
+    assert legal_actions(t.state, 2) == []
 
 
 def test_rule_4_winning_the_last_chance_trick_survives():
@@ -475,7 +413,7 @@ def test_rule_5_time_up_between_tricks_most_cards_wins_at_once():
     events = t.fire("time_limit", now="2030-01-01T00:01:00.000000Z")
     assert [e["type"] for e in events] == ["time_up", "ended"]
     assert events[0]["actor"] == "clock"
-    assert events[0]["data"] == {"trick": 2, "under_way": False}
+    assert own(events[0]) == {"trick": 2, "under_way": False}
     result = events[1]["data"]["result"]
     assert result["winners"] == [0] and result["reason"] == "time" and result["cards"] == [9, 7]
 
@@ -491,7 +429,7 @@ def test_rule_5_time_running_out_in_the_middle_of_a_batayo():
     assert t.state["table"]["step"] == 1
     events = t.fire("time_limit", now="2030-01-01T00:05:00.000000Z")
     assert [e["type"] for e in events] == ["time_up"]
-    assert events[0]["data"] == {"trick": 1, "under_way": True}
+    assert own(events[0]) == {"trick": 1, "under_way": True}
     assert timers(t.state) == [] and t.state["status"] == "playing"
     high0 = max(hand(t, 0), key=value)
     low1 = min(hand(t, 1), key=value)
@@ -653,13 +591,13 @@ def test_wrong_body_is_400(action):
 
 def test_legal_actions_are_the_hand_of_the_awaited_seats():
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
-    assert t.game.legal_actions(t.state, 0) == [
+    assert legal_actions(t.state, 0) == [
         {"type": "play", "card": c} for c in spades("A", "K", "Q", "J")
     ]
     play(t, (0, "AS"))
-    assert t.game.legal_actions(t.state, 0) == []
+    assert legal_actions(t.state, 0) == []
     assert t.view(0)["legal_actions"] == []
-    assert t.game.legal_actions(t.state, None) == []
+    assert legal_actions(t.state, None) == []
 
 
 # -- the audit of ties -------------------------------------------------------------------------
@@ -692,7 +630,7 @@ def test_events_alone_audit_a_batayo():
 
 def test_greedy_plays_high_in_a_batayo_and_low_otherwise():
     t = make([spades("K", "Q", "8", "7", "9", "10"), hearts("K", "J", "8", "7", "9", "10")])
-    greedy = t.game.BOTS["greedy"]
+    greedy = t.game.bots["greedy"]
     assert greedy(t.view(0), None) == {"type": "play", "card": "7S"}  # no ace: dump the lowest
     play(t, (0, "KS"), (1, "KH"))  # a tie: BATAYO
     action = greedy(t.view(0), None)
@@ -702,13 +640,12 @@ def test_greedy_plays_high_in_a_batayo_and_low_otherwise():
 
 def test_greedy_beats_random():
     """Measured: greedy wins about 95% of 2-player classique games against random."""
-    import random
 
     wins = 0
     for i in range(40):
         bots = ["greedy", "random"] if i % 2 == 0 else ["random", "greedy"]
         t = Table("batayo", {"players": 2}, seats=[{"bot": b} for b in bots], game_id=f"g{i}")
-        t.play_out(random.Random(i))
+        t.play_out()
         wins += [bots[w] for w in t.state["result"]["winners"]] == ["greedy"]
     assert wins >= 32
 
@@ -723,4 +660,4 @@ def test_views_show_own_hand_only():
     assert [p["pack"] for p in spectator["players"]] == [4, 4]
     dealt = of(t.events, "dealt")[0]
     for viewer in (0, 1, None):
-        assert t.game.redact(dealt, viewer, t.options)["data"]["packs"] == [[None] * 8] * 2
+        assert is_sealed(t.shown(dealt, viewer)["data"]["packs"])

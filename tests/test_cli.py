@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 
 from click.testing import CliRunner
 
@@ -51,13 +50,14 @@ def test_simulate_refuses_bad_options_and_bots():
 
 def test_verify_says_ok_or_where_a_file_fails(tmp_path):
     t = Table("bataille", {"max_rounds": 30}, seed=b"v" * 32, game_id="cli")
-    t.play_out(random.Random(0))
+    t.play_out()
     good = tmp_path / "game.json"
-    good.write_text(json.dumps({"events": t.events}))
+    events = t.export()
+    good.write_text(json.dumps({"events": events}))
     out = CliRunner().invoke(main, ["verify", str(good)])
     assert out.exit_code == 0 and out.output.startswith("ok")
-    t.events[4]["data"]["up"] = "QQ"
+    events[4]["data"]["up"] = "QQ"
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"events": t.events}))
+    bad.write_text(json.dumps({"events": events}))
     out = CliRunner().invoke(main, ["verify", str(bad)])
     assert out.exit_code == 1 and "version 5" in out.output

@@ -7,7 +7,6 @@ import copy
 import hashlib
 import hmac
 import json
-import random
 import struct
 from collections import Counter
 
@@ -17,8 +16,10 @@ from hypothesis import strategies as st
 
 from service.core import fairness
 from service.core.chain import GENESIS, canonical, event_hash
+from service.core.state import fold
 from service.core.verify import verify
 from service.sim.table import Table
+from tests.support import page
 
 
 class PageRng:
@@ -92,10 +93,16 @@ def test_commitment_and_salt_are_sha256_hex():
 
 def test_the_ledger_records_every_draw_in_order():
     rng = fairness.Rng(b"s" * 32, "g", "salt", 3)
-    out = rng.shuffle(["AS", "KS", "QS"], "pack of seat 0")
+    out = rng.shuffle(["AS", "KS", "QS"], "pack of seat 0", deck=True)
     pick = rng.choice(["2H", "3H"], "a take")
     assert rng.ledger == [
-        {"op": "shuffle", "input": ["AS", "KS", "QS"], "output": out, "why": "pack of seat 0"},
+        {
+            "op": "shuffle",
+            "input": ["AS", "KS", "QS"],
+            "output": out,
+            "why": "pack of seat 0",
+            "deck": True,
+        },
         {"op": "choice", "input": ["2H", "3H"], "output": pick, "why": "a take"},
     ]
     assert fairness.replay_ledger(b"s" * 32, "g", "salt", 3, rng.ledger) is None
@@ -110,85 +117,168 @@ def test_canonical_json_sorts_keys_without_spaces_or_ascii_escapes():
 
 
 # -- the whole log: verification and tampering ------------------------------------------------
+#
+# Every check runs twice: the service's verifier (`verify`, with the rules) and the page read
+# literally (`tests/support/page.py`, no service code). A forger who knows the revealed seed
+# rebuilds every digest and hash after a change (`page.reseal`), so the chain alone holds: what
+# catches the forgery then is the page's other checks, or the rules.
+
+
+def bot_game(game: str, options: dict, seats: list[dict], **kw) -> Table:
+    t = Table(game, options, seats, seed=b"f" * 32, game_id="tamper", **kw)
+    t.play_out()
+    return t
 
 
 @pytest.fixture(scope="module")
 def finished() -> list[dict]:
-    t = Table(
-        "bataille",
-        {"max_rounds": 60},
-        [{"bot": "random"}, {"bot": "greedy"}],
-        seed=b"f" * 32,
-        game_id="tamper",
-    )
-    t.play_out(random.Random(3))
-    assert verify(t.events)["ok"]
-    return t.events
+    t = bot_game("bataille", {"max_rounds": 60}, [{"bot": "random"}, {"bot": "greedy"}])
+    return t.export()
 
 
-def rehash_from(events: list[dict], start: int) -> None:
-    """What a forger would do: recompute every hash after a change, so the chain alone holds."""
-    prev = events[start - 2]["hash"] if start > 1 else GENESIS
-    for e in events[start - 1 :]:
-        e["prev"] = prev
-        e["hash"] = event_hash(e)
-        prev = e["hash"]
-
-
-def test_an_untouched_log_verifies_every_draw(finished):
+def test_an_untouched_log_verifies_every_check(finished):
     report = verify(finished)
-    assert report["ok"] and report["seed_revealed"]
-    assert report["draws_checked"] == sum(len(e["data"].get("rng", [])) for e in finished)
+    assert report["status"] == "ok" and report["ok"] and report["seed_revealed"], report
+    checked = report["checked"]
+    assert checked["draws"] == sum(len(e["data"].get("rng", [])) for e in finished)
+    assert checked["decks"] == 1 and checked["client_seeds"]
+    assert checked["nonces"] == checked["openings"] == sum(len(e["sealed"]) for e in finished)
+    assert checked["play"] == sum(1 for e in finished if "cause" in e["data"])
+    assert page.check(finished) == ("ok", None)
+
+
+def test_the_first_event_says_fairness_2_and_every_event_is_sealed_or_says_none(finished):
+    assert finished[0]["data"]["fairness"] == 2
+    assert all(isinstance(e["sealed"], list) and isinstance(e["openings"], dict) for e in finished)
+    dealt = finished[1]
+    # classique: nobody sees a pack, so the packs are sealed as one value
+    assert dealt["sealed"] == ["/data/packs", "/data/aside", "/data/rng/0/output"]
+    assert dealt["data"]["rng"][0]["deck"] is True
+    assert dealt["data"]["rng"][0]["input"] == sorted(
+        dealt["data"]["rng"][0]["input"], key=page.ORDER.index
+    )
+
+
+def both_fail_at(events: list[dict], version: int, words: str = "") -> dict:
+    report = verify(events)
+    assert report["status"] == "failed" and report["version"] == version, report
+    assert words in report["reason"], report["reason"]
+    return report
 
 
 def test_a_changed_card_fails_at_its_version(finished):
     events = copy.deepcopy(finished)
     flip = next(e for e in events if e["type"] == "flipped")
     flip["data"]["up"] = "2C" if flip["data"]["up"] != "2C" else "3C"
-    report = verify(events)
-    assert not report["ok"] and report["version"] == flip["version"]
-    assert "hash" in report["reason"]
+    both_fail_at(events, flip["version"], "hash")
+    assert page.check(events) == ("failed", flip["version"])
 
 
-def test_a_removed_event_fails_where_it_was(finished):
+def test_a_changed_card_with_a_rebuilt_chain_fails_the_rules(finished):
+    """The forger rebuilds every hash: the page alone sees nothing wrong, the rules do."""
     events = copy.deepcopy(finished)
-    del events[9]
-    report = verify(events)
-    assert not report["ok"] and report["version"] == 10
+    flip = next(e for e in events if e["type"] == "flipped" and e["version"] > 10)
+    flip["data"]["up"] = next(c for c in page.ORDER if c != flip["data"]["up"])
+    page.reseal(events, flip["version"])
+    assert page.check(events) == ("ok", None)
+    both_fail_at(events, flip["version"], "rules")
 
 
-def test_two_swapped_events_fail_at_the_first(finished):
+def test_a_changed_result_fails_the_rules(finished):
     events = copy.deepcopy(finished)
-    events[5], events[6] = events[6], events[5]
-    report = verify(events)
-    assert not report["ok"] and report["version"] == 6
+    result = events[-1]["data"]["result"]
+    result["winners"] = [1 - result["winners"][0]] if result["winners"] else [0]
+    page.reseal(events, len(events))
+    assert page.check(events) == ("ok", None)
+    both_fail_at(events, len(events), "rules")
 
 
-def test_a_reshuffled_deal_with_a_rebuilt_chain_fails_the_ledger(finished):
+def test_an_illegal_move_fails_the_rules():
+    """A Batak play that breaks rule 3 (follow suit), with the chain rebuilt around it."""
+    t = bot_game("batak", {"deals": 3}, [{"bot": "greedy"}] * 4)
+    events = t.export()
+
+    def off_suit(e: dict) -> str | None:
+        """A card of the seat's hand that does not follow the led suit, if it holds both."""
+        table = fold(events[: e["version"] - 1])["table"]
+        if not table["trick"]:
+            return None
+        led = table["trick"][0]["card"][-1]
+        hand = table["hands"][e["data"]["seat"]]
+        follows = [c for c in hand if c[-1] == led]
+        others = [c for c in hand if c[-1] != led]
+        return others[0] if follows and others else None
+
+    forged = next(e for e in events if e["type"] == "played" and off_suit(e))
+    card = off_suit(forged)
+    forged["data"]["card"] = card
+    forged["data"]["cause"]["action"]["body"]["card"] = card
+    page.reseal(events, forged["version"])
+    report = both_fail_at(events, forged["version"], "rules")
+    assert "follow suit" in report["reason"]
+
+
+def test_a_stacked_deal_fails(finished):
+    """A ledger input chosen so that the shuffle gives the deal the forger wants: the deck is
+    no longer in canonical order (the page sees it), and the rules deal another deck."""
     events = copy.deepcopy(finished)
-    dealt = events[1]
-    entry = dealt["data"]["rng"][0]
-    entry["output"] = list(reversed(entry["output"]))
-    rehash_from(events, 2)
-    report = verify(events)
-    assert not report["ok"] and report["version"] == 2 and "seed" in report["reason"]
+    entry = events[1]["data"]["rng"][0]
+    entry["input"] = list(reversed(entry["input"]))
+    stream = page.Stream(b"f" * 32, "tamper", events[1]["data"]["salt"], 2)
+    entry["output"] = stream.shuffle(entry["input"])
+    page.reseal(events, 2)
+    assert page.check(events) == ("failed", 2)
+    both_fail_at(events, 2, "canonical")
+
+
+def test_replaced_client_seeds_fail(finished):
+    events = copy.deepcopy(finished)
+    start = events[1]["data"]
+    start["client_seeds"] = ["mine", ""]
+    start["salt"] = hashlib.sha256(b"mine\n").hexdigest()
+    page.reseal(events, 2)
+    assert page.check(events) == ("failed", 2)
+    both_fail_at(events, 2, "client_seeds")
 
 
 def test_a_changed_seed_fails_the_commitment(finished):
     events = copy.deepcopy(finished)
     events[-1]["data"]["server_seed"] = "00" * 32
-    rehash_from(events, len(events))
-    report = verify(events)
-    assert not report["ok"] and report["version"] == len(events)
-    assert "commitment" in report["reason"]
+    page.reseal(events, len(events))
+    both_fail_at(events, len(events), "commitment")
 
 
-def test_a_changed_client_seed_fails_the_salt(finished):
+def test_a_forged_opening_fails(finished):
     events = copy.deepcopy(finished)
-    events[1]["data"]["client_seeds"][0] = "mine"
-    rehash_from(events, 2)
-    report = verify(events)
-    assert not report["ok"] and report["version"] == 2 and "salt" in report["reason"]
+    dealt = events[1]
+    dealt["openings"]["/data/aside"] = "00" * 32  # the aside (empty) with another nonce
+    both_fail_at(events, 2, "hash")
+    page.reseal(events, 2)  # and with the chain rebuilt: not the seed's nonce
+    assert page.check(events) == ("failed", 2)
+    both_fail_at(events, 2, "nonce")
+
+
+def test_a_removed_event_fails_where_it_was(finished):
+    events = copy.deepcopy(finished)
+    del events[9]
+    both_fail_at(events, 10)
+
+
+def test_two_swapped_events_fail_at_the_first(finished):
+    events = copy.deepcopy(finished)
+    events[5], events[6] = events[6], events[5]
+    both_fail_at(events, 6)
+
+
+def test_a_log_that_stops_before_its_end_is_incomplete(finished):
+    report = verify(finished[:-5])
+    assert report["status"] == "incomplete" and not report["ok"] and report["version"] is None
+    assert page.check(finished[:-5]) == ("incomplete", None)
+
+
+def test_malformed_logs_fail_cleanly():
+    for bad in ([], [1, 2], [{"version": 1}], [{"type": "created", "data": {"fairness": 2}}]):
+        assert verify(bad)["status"] == "failed"
 
 
 def test_verification_reads_plain_json(finished, tmp_path):
@@ -196,3 +286,54 @@ def test_verification_reads_plain_json(finished, tmp_path):
     path = tmp_path / "game.json"
     path.write_text(json.dumps({"events": finished}, ensure_ascii=False))
     assert verify(json.loads(path.read_text())["events"])["ok"]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "seats"),
+    [
+        (
+            "bataille",
+            {"variant": "ouverte", "max_rounds": 40, "players": 3},
+            [{"bot": "greedy"}] * 3,
+        ),
+        ("batayo", {"gather": "random"}, [{"bot": "random"}, {"bot": "greedy"}]),
+        ("batak", {"deals": 3, "mode": "esli"}, [{"bot": "greedy"}] * 4),
+        ("roylet", {"rounds": 3}, [{"bot": "random"}] * 3),
+    ],
+)
+def test_every_game_verifies_by_the_page_and_by_the_rules(game, options, seats):
+    events = bot_game(game, options, seats).export()
+    assert verify(events)["status"] == "ok", verify(events)
+    assert page.check(events) == ("ok", None)
+
+
+# -- version 1: games begun before version 2 ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def version_1() -> list[dict]:
+    t = bot_game("bataille", {"max_rounds": 40}, [{"bot": "random"}] * 2, fairness=1)
+    return t.export()
+
+
+def test_a_version_1_log_still_verifies_as_before(version_1):
+    assert "fairness" not in version_1[0]["data"] and "sealed" not in version_1[1]
+    report = verify(version_1)
+    assert report["ok"] and report["fairness"] == 1 and report["draws_checked"] >= 1
+
+
+def rehash_v1(events: list[dict], start: int) -> None:
+    prev = events[start - 2]["hash"] if start > 1 else GENESIS
+    for e in events[start - 1 :]:
+        e["prev"] = prev
+        e["hash"] = event_hash(e)
+        prev = e["hash"]
+
+
+def test_version_1_tampering_fails_the_chain_or_the_ledger(version_1):
+    events = copy.deepcopy(version_1)
+    events[1]["data"]["rng"][0]["output"].reverse()
+    assert verify(events)["version"] == 2
+    rehash_v1(events, 2)
+    report = verify(events)
+    assert not report["ok"] and report["version"] == 2 and "seed" in report["reason"]

@@ -31,11 +31,11 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 )
 
 from service.api import create_app  # noqa: E402
+from service.core.registry import GAMES  # noqa: E402
 from service.engine import Engine  # noqa: E402
 from service.engine.dispatch import QueueDispatcher  # noqa: E402
-from service.games import GAMES  # noqa: E402
 from service.store import Store  # noqa: E402
-from tests.helpers import record_counts  # noqa: E402
+from tests.support.helpers import record_counts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi.yaml"
@@ -67,7 +67,7 @@ def _world():
     small["roylet"] = {"rounds": 2}
     for name, game in GAMES.items():
         options = small.get(name, {})
-        n = game.seat_count({**{o.name: o.default for o in game.OPTIONS}, **options})
+        n = game.seat_count({**{o.name: o.default for o in game.options}, **options})
         bots = client.post(
             "/v1/games",
             json={"game": name, "options": options, "seats": [{"bot": "random"}] * n},

@@ -25,14 +25,14 @@ from hypothesis.stateful import (
 )
 
 from service.api import create_app
+from service.core.registry import GAMES
 from service.core.state import fold
 from service.core.views import game_view
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
-from service.games import GAMES
 from service.store import Store
-from tests.apiclient import CheckedClient
-from tests.helpers import auth, record_counts
+from tests.support.client import CheckedClient
+from tests.support.helpers import auth, record_counts
 
 TOTALS = {"stateful_runs": 0, "stateful_steps": 0, "stateful_games": 0, "stateful_actions": 0}
 
@@ -128,7 +128,7 @@ class Games(RuleBasedStateMachine):
     def create(self, kind, variant, seating):
         options = SMALL[kind][variant % len(SMALL[kind])]
         game = GAMES[kind]
-        defaults = {o.name: o.default for o in game.OPTIONS}
+        defaults = {o.name: o.default for o in game.options}
         n = game.seat_count({**defaults, **options})
         seats = []
         for i in range(n):

@@ -1,4 +1,5 @@
-"""Leak proof: nobody sees a card they may not know.
+"""Leak proof, as an attacker would try: nobody sees a card they may not know, in clear or by
+working it out from a hash, a `prev`, a digest or a size.
 
 Random games of every kind (all seats human, random legal moves) are played through the API
 (fakeredis). From the full event log and each game's rules (RULES.md, not the redaction code)
@@ -12,11 +13,21 @@ Batak; one round of BatailleRoylet: everything is dealt again). Then, while the 
 - and once the game is over, the replayed view (`?at=N`) of every viewer at every version,
 
 are searched for every text that looks like a card; each must be one the viewer may know at
-that point (for an event: as of the event's own version, in its epoch). Counts go to
+that point (for an event: what the viewer knows now of the event's epoch: FAIRNESS.md serves a
+value once a later event has shown it). The canonical deck a `"deck": true` shuffle takes as
+input says which cards exist, not where they are: it is public.
+
+And every event served is checked as an attacker would use it: its `hash` is that of its sealed
+form as served (so it commits to nothing else), `prev` is the hash served before it, each
+sealed value is the same size whatever it hides, its digest is not the plain hash of the value
+it hides (nor is the event's hash that of the event with the value put back: substituting
+candidates tells nothing without the nonce), and every viewer's log, at every sampled version,
+verifies by FAIRNESS.md alone (`tests/support/page.py`). Counts go to
 tests/artifacts/counts.json."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -25,16 +36,22 @@ import fakeredis
 import pytest
 
 from service.api import create_app
+from service.core.registry import GAMES
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
-from service.games import GAMES
 from service.games.bataille import rules as bataille_rules
 from service.store import Store
-from tests.helpers import auth, record_counts
+from tests.support import page
+from tests.support.helpers import auth, record_counts, without_decks
 
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[SHDC](?![0-9A-Za-z])")
 ROYALS = {"JS", "JH", "JD", "JC", "KH"}  # RULES.md BatailleRoylet 1: the King always holds them
-TOTALS = {"leak_games": 0, "leak_versions": 0, "leak_documents": 0}
+TOTALS = {"leak_games": 0, "leak_versions": 0, "leak_documents": 0, "leak_attacks": 0}
+ALL_CARDS = [
+    r + s
+    for s in "SHDC"
+    for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+]
 
 CONFIGS = [
     ("bataille", {"deck": 32, "max_rounds": 25}, 2),
@@ -147,6 +164,13 @@ def knowledge(events: list[dict], seat: int | None) -> Knowledge:
     return Knowledge(seat).update(events)
 
 
+def known_now(k: Knowledge, version: int, upto: int) -> frozenset:
+    """What the viewer knows, as of version `upto`, of the epoch event `version` belongs to."""
+    epoch = k[version - 1][0]
+    last = max(v for v in range(version, upto + 1) if k[v - 1][0] == epoch)
+    return k[last - 1][1]
+
+
 # -- searching the JSON ----------------------------------------------------------------------
 
 
@@ -166,13 +190,14 @@ def cards_in(doc, path: str = "") -> list[tuple[str, str]]:
 
 
 class Checker:
-    def __init__(self, gid: str, game: str) -> None:
+    def __init__(self, gid: str, game: str, full: list[dict] | None = None) -> None:
         self.gid, self.game = gid, game
+        self.full = full  # the server's own log, to play the attacker's best guesses from
         self.leaks: dict[tuple, str] = {}
 
     def check(self, doc, allowed: frozenset, viewer, where: str, version: int, kind: str = ""):
         TOTALS["leak_documents"] += 1
-        for card, path in cards_in(doc):
+        for card, path in cards_in(without_decks(doc)):
             if card not in allowed:
                 field = re.sub(r"\[\d+\]", "[]", path)
                 key = (self.game, where, kind, field)
@@ -181,6 +206,50 @@ class Checker:
                     f"{self.game} {self.gid}: {where} {kind} field {path} shows {card} to "
                     f"{'spectator' if viewer is None else f'seat {viewer}'} at version {version}",
                 )
+
+    def attack(self, served: list[dict], viewer, where: str, version: int) -> None:
+        """What hashes, `prev`, digests and sizes give away of a viewer's log `served`."""
+        prev = "0" * 64
+        for e in served:
+            TOTALS["leak_attacks"] += 1
+            who = "spectator" if viewer is None else f"seat {viewer}"
+            problem = None
+            if e["hash"] != page.event_hash(e) or e["prev"] != prev:
+                problem = "the hash commits to more than what is served"
+            for p in e["sealed"]:
+                if p in e["openings"]:
+                    continue
+                value = page.at(e, p)
+                if len(json.dumps(value)) != SEALED_SIZE:
+                    problem = f"{p} has a size that depends on what it hides"
+                if self.full is not None:
+                    truth = page.at(self.full[e["version"] - 1], p)
+                    guessed = json.loads(json.dumps(e))
+                    page.put(guessed, p, truth)
+                    plain = hashlib.sha256(page.canonical(truth)).hexdigest()
+                    body = {k: v for k, v in guessed.items() if k not in ("hash", "openings")}
+                    if value["sealed"] == plain or e["hash"] in (
+                        hashlib.sha256(page.canonical(body)).hexdigest(),
+                        page.event_hash({**guessed, "openings": {}}),
+                    ):
+                        problem = f"{p} can be checked against a guess without its nonce"
+            if problem:
+                self.leaks.setdefault(
+                    (self.game, where, e["type"], problem),
+                    f"{self.game} {self.gid}: {where} event {e['version']} ({e['type']}) to "
+                    f"{who} at version {version}: {problem}",
+                )
+            prev = e["hash"]
+        status, bad = page.check(served)
+        if status == "failed":
+            self.leaks.setdefault(
+                (self.game, where, "verify"),
+                f"{self.game} {self.gid}: the log {where} gives seat {viewer} at version "
+                f"{version} fails FAIRNESS.md at version {bad}",
+            )
+
+
+SEALED_SIZE = len(json.dumps({"sealed": "0" * 64}))
 
 
 # -- playing and looking -----------------------------------------------------------------------
@@ -212,7 +281,7 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
     app.config["RATE_LIMIT"] = app.config["RATE_LIMIT_TOKEN"] = 0
     client = app.test_client()
     game = GAMES[kind]
-    n = game.seat_count({**{o.name: o.default for o in game.OPTIONS}, **options})
+    n = game.seat_count({**{o.name: o.default for o in game.options}, **options})
     names = ["Ana", "Bob", "Céline", "Dmitri"]
     body = {
         "game": kind,
@@ -226,13 +295,18 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
     tokens = {s["seat"]: s["token"] for s in r.json["seats"]}
     viewers = [None, *range(n)]
     rng = random.Random(seed)
-    checker = Checker(gid, kind)
+    checker = Checker(gid, kind, engine.all_events(gid))
     TOTALS["leak_games"] += 1
 
     trackers = {v: Knowledge(v) for v in viewers}
 
+    def k_now(viewer) -> frozenset:
+        events = engine.all_events(gid)
+        return trackers[viewer].update(events)[len(events) - 1][1]
+
     def look(version: int, dense: bool, stream: bool) -> None:
         events = engine.all_events(gid)
+        checker.full = events
         k = {v: trackers[v].update(events) for v in viewers}
         for viewer in viewers:
             token = tokens.get(viewer) if viewer is not None else None
@@ -243,8 +317,12 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
                 continue
             shown = client.get(f"/v1/games/{gid}/events?limit=1000", headers=auth(token)).json
             for e in shown["events"]:
-                allowed = k[viewer][e["version"] - 1][1]
+                allowed = known_now(k[viewer], e["version"], version)
                 checker.check(e, allowed, viewer, "events", version, e["type"])
+            checker.attack(shown["events"], viewer, "/events", version)
+            report = client.get(f"/v1/games/{gid}/verify", headers=auth(token)).json
+            assert report["status"] == "incomplete", report  # the caller's own log holds
+            checker.check(report, frozenset(), viewer, "verify", version)
             ties = client.get(f"/v1/games/{gid}/ties?limit=500", headers=auth(token)).json
             for tie in ties["ties"]:
                 epochs = {k[viewer][v - 1][0] for v in tie["versions"]}
@@ -257,9 +335,14 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
                 )
                 checker.check(tie, allowed, viewer, "ties", version, tie["kind"])
             if stream:
-                for e in read_stream(client, gid, token, version):
-                    allowed = k[viewer][e["version"] - 1][1]
+                streamed = read_stream(client, gid, token, version)
+                for e in streamed:
+                    allowed = known_now(k[viewer], e["version"], version)
                     checker.check(e, allowed, viewer, "stream", version, e["type"])
+                checker.attack(streamed, viewer, "/stream", version)
+            if viewer is not None and kind == "batak":
+                hint = client.get(f"/v1/games/{gid}/hint", headers=auth(token)).json
+                checker.check(hint, k[viewer][version - 1][1], viewer, "hint", version)
 
     for step in range(MAX_ACTIONS):
         state = engine.load(gid)
@@ -272,6 +355,17 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
         seat = rng.choice(movers)
         legal = client.get(f"/v1/games/{gid}", headers=auth(tokens[seat])).json["legal_actions"]
         action = rng.choice(legal)
+        if step % 7 == 3:  # a refusal says nothing more: a card not in hand, by a probing seat
+            probe = {**action, "card": rng.choice(ALL_CARDS)} if "card" in action else action
+            other = rng.choice([s for s in range(n) if s != seat] or [seat])
+            refused = client.post(
+                f"/v1/games/{gid}/actions", json=probe, headers=auth(tokens[other])
+            )
+            if refused.status_code != 200:
+                allowed = k_now(other) | {probe.get("card")}
+                checker.check(refused.json, allowed, other, "error", version)
+            if engine.load(gid)["version"] != version:
+                continue  # the probe was a legal move of that seat after all
         r = client.post(f"/v1/games/{gid}/actions", json=action, headers=auth(tokens[seat]))
         assert r.status_code == 200, (action, r.json)
         # the action's answer is shown to its actor: check it too
@@ -279,7 +373,8 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
         mine = trackers[seat].update(events)
         if engine.load(gid)["status"] == "playing":
             for e in r.json["events"]:
-                checker.check(e, mine[e["version"] - 1][1], seat, "action", version, e["type"])
+                allowed = known_now(mine, e["version"], len(events))
+                checker.check(e, allowed, seat, "action", version, e["type"])
             checker.check(
                 r.json["game"], mine[len(events) - 1][1], seat, "action.game", len(events)
             )
@@ -310,16 +405,34 @@ def test_nobody_sees_a_card_they_may_not_know(kind, options, seed):
 
 
 def test_the_checker_finds_a_planted_leak():
-    """The search is not vacuous: an unredacted deal is caught."""
+    """The search is not vacuous: an unsealed deal is caught, and so is a sealed one whose hash
+    commits to its clear value (what version 1 did) or whose digest has no nonce."""
+    from service.core import sealing
     from service.sim.table import Table
 
     t = Table("batak", {"deals": 3}, [{"name": "a"}] * 4, seed=bytes(32))
     k = knowledge(t.events, 0)
-    checker = Checker("local", "batak")
+    checker = Checker("local", "batak", t.events)
     dealt = t.events[1]
     checker.check(dealt, k[1][1], 0, "events", 2, "dealt")
     assert any(".data.hands" in leak for leak in checker.leaks.values()), checker.leaks
-    redacted = GAMES["batak"].redact(dealt, 0, t.state["options"])
+    served = [t.shown(e, 0) for e in t.events]
     checker.leaks.clear()
-    checker.check(redacted, k[1][1], 0, "events", 2, "dealt")
+    checker.check(served[1], k[1][1], 0, "events", 2, "dealt")
+    checker.attack(served, 0, "events", 2)
     assert not checker.leaks
+    # version 1's mistake: the hash of the clear event beside a redacted copy
+    v1 = json.loads(json.dumps(served))
+    v1[1]["hash"] = hashlib.sha256(page.canonical(sealing.sealed_form(t.events[1], []))).hexdigest()
+    checker.attack(v1, 0, "events", 2)
+    assert any("commits to more" in leak for leak in checker.leaks.values())
+    # a digest without a nonce
+    checker.leaks.clear()
+    plain = json.loads(json.dumps(served))
+    p = plain[1]["sealed"][1]  # seat 1's hand
+    plain[1]["data"]["hands"][1] = {
+        "sealed": hashlib.sha256(page.canonical(page.at(t.events[1], p))).hexdigest()
+    }
+    page.reseal(plain, 2)
+    checker.attack(plain, 0, "events", 2)
+    assert any("without its nonce" in leak for leak in checker.leaks.values()), checker.leaks

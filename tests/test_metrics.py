@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.test_api import Service
+from tests.support.service import Service
 
 
 def metric(text: str, name: str, labels: str = "") -> float:

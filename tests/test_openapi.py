@@ -12,7 +12,7 @@ from openapi_spec_validator import validate
 from service.api import create_app
 from service.engine import Engine
 from service.store import Store
-from tests.apiclient import SPEC
+from tests.support.client import SPEC
 
 API_ROOT_ROUTES = {"/healthz", "/readyz", "/metrics"}
 

@@ -9,10 +9,10 @@ import random
 
 from hypothesis import given
 
-from service.core.state import evolve, fold
+from service.core.state import awaited, evolve, fold
 from service.core.views import game_view
 from service.sim.table import Table
-from tests.strategies import games
+from tests.support.strategies import games
 
 MAX_ACTIONS = 20_000
 
@@ -26,8 +26,8 @@ def play_recording(spec: dict) -> tuple[Table, dict[int, dict]]:
     for _ in range(MAX_ACTIONS):
         if t.state["status"] != "playing":
             break
-        seat = rng.choice(t.game.to_move(t.state))
-        t.bot_move(seat, rng)
+        seat = rng.choice(awaited(t.state))
+        t.bot_move(seat)
         live[t.state["version"]] = t.state
     return t, live
 
@@ -74,11 +74,11 @@ def test_views_show_legal_actions_only_to_awaited_seats(spec):
     seats = range(len(t.state["seats"]))
     for version in sorted(live)[:: max(1, len(live) // 40)]:
         state = live[version]
-        awaited = t.game.to_move(state) if state["status"] == "playing" else []
+        waiting = t.game.to_move(state) if state["status"] == "playing" else []
         for seat in [*seats, None]:
             view = game_view(state, seat)
             json.dumps(view)
-            assert bool(view["legal_actions"]) == (seat in awaited), (seat, awaited)
+            assert bool(view["legal_actions"]) == (seat in waiting), (seat, waiting)
 
 
 @given(games())
@@ -89,9 +89,9 @@ def test_every_bot_move_is_legal(spec):
     for _ in range(MAX_ACTIONS):
         if t.state["status"] != "playing":
             break
-        seat = t.game.to_move(t.state)[0]
+        seat = awaited(t.state)[0]
         view = t.view(seat)
-        action = t.game.BOTS[spec["bots"][seat]](view, rng)
+        action = t.game.bots[spec["bots"][seat]](view, rng)
         assert action in view["legal_actions"]
         t.act(seat, action, actor="bot")
     assert t.state["status"] == "finished"

@@ -21,16 +21,10 @@ from service.cli.replay import (
     step_loop,
     tie_at,
 )
+from service.core.registry import GAMES
 from service.core.state import fold
 from service.core.views import game_view
-from service.games import GAMES
-from tests.test_api import Service
-from tests.test_audit import tied_game
-
-
-@pytest.fixture
-def svc() -> Service:
-    return Service()
+from tests.support.service import Service, tied_game
 
 
 def fetch_of(svc: Service):

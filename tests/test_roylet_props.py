@@ -4,7 +4,6 @@ actions and what each seat may see (RULES.md, BatailleRoylet)."""
 from __future__ import annotations
 
 import json
-import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,11 +12,12 @@ from service.core import command
 from service.core.cards import deck as full_deck
 from service.core.fairness import replay_ledger
 from service.core.game import RuleError
-from service.core.state import apply, fold
-from service.core.views import redact_event
-from service.games.roylet import summarize
+from service.core.state import apply, awaited, fold, legal_actions
+from service.core.views import shown_event
 from service.games.roylet.rules import BATTLES, FACES, ROYALS
+from service.games.roylet.stats import summarize
 from service.sim.table import Table
+from tests.support.helpers import without_decks
 
 KING = 0
 VIEWERS = (0, 1, 2, None)
@@ -47,10 +47,9 @@ def new_table(game: dict) -> Table:
 
 def steps(t: Table, game: dict):
     """Play the game with its bots, yielding the events of each action."""
-    rng = random.Random(game["rng"])
     while t.state["status"] == "playing":
-        seat = t.game.to_move(t.state)[0]
-        yield t.bot_move(seat, rng)
+        seat = awaited(t.state)[0]
+        yield t.bot_move(seat)
 
 
 def known(state: dict, viewer: int | None, dealt: list[list[str]]) -> set[str]:
@@ -74,7 +73,7 @@ def known(state: dict, viewer: int | None, dealt: list[list[str]]) -> set[str]:
 
 
 def cards_in(value: object) -> set[str]:
-    text = json.dumps(value)
+    text = json.dumps(without_decks(value))
     return {c for c in ALL if f'"{c}"' in text}
 
 
@@ -94,7 +93,7 @@ def test_random_games_keep_every_rule(game):
             if replay["status"] != "playing":
                 continue
             for viewer in VIEWERS:  # a redacted event shows no card the viewer may not know
-                shown = cards_in(redact_event(event, viewer, replay)["data"])
+                shown = cards_in(shown_event(event, viewer, replay, t.seed)["data"])
                 assert shown <= known(replay, viewer, dealt), (event["type"], viewer)
         assert replay == t.state
         if t.state["status"] == "playing":
@@ -157,7 +156,7 @@ def test_legal_actions_are_exactly_what_decide_accepts(game):
         if moves % 9 or t.state["status"] != "playing":
             continue
         for seat in (0, 1, 2):
-            legal = t.game.legal_actions(t.state, seat)
+            legal = legal_actions(t.state, seat)
             accepted = []
             for action in _candidates(seat):
                 try:
@@ -176,7 +175,7 @@ def test_bots_finish_games_and_summaries_count_them():
         for j in range(3):
             seats = [{"bot": king}, {"bot": allies}, {"bot": allies}]
             t = Table("roylet", seats=seats, seed=bytes([i, j]) * 16)
-            t.play_out(random.Random(i * 10 + j))
+            t.play_out()
             assert t.state["status"] == "finished"
             finals.append(t.state)
     summary = summarize(finals)
@@ -196,13 +195,11 @@ def test_the_leak_check_sees_a_leak():
     hands = deal["data"]["hands"]
     for viewer in VIEWERS:
         assert not cards_in(deal["data"]) <= known(t.state, viewer, hands)
-        assert cards_in(redact_event(deal, viewer, t.state)["data"]) <= known(
-            t.state, viewer, hands
-        )
+        assert cards_in(t.shown(deal, viewer)["data"]) <= known(t.state, viewer, hands)
     events = t.act(1, {"type": "play", "card": hands[1][0], "face": "down"})
     for viewer in (0, 2, None):
         assert hands[1][0] not in known(t.state, viewer, hands)
         assert hands[1][0] in cards_in(events[0]["data"])
-        assert hands[1][0] not in cards_in(redact_event(events[0], viewer, t.state)["data"])
+        assert hands[1][0] not in cards_in(t.shown(events[0], viewer)["data"])
         assert hands[1][0] not in cards_in(t.view(viewer))
     assert hands[1][0] in cards_in(t.view(1)["table"]["table"])

@@ -5,64 +5,24 @@ from __future__ import annotations
 import pytest
 
 from service.core.game import RuleError
+from service.core.state import awaited, legal_actions
 from service.games.roylet.rules import ROYALS, allies_take, strength
 from service.sim.table import Table
-
-KING, A1, A2 = 0, 1, 2
-
-# King: the royals and 7 more; the Allies' hands. Used by most scenarios.
-DEAL = {
-    "hands": [
-        ["JS", "JH", "JD", "JC", "KH", "AS", "9H", "10S", "2S", "3S", "4S", "5S"],
-        ["AH", "AD", "10H", "10D", "KS", "QS", "2H", "3H", "4H", "5H"],
-        ["AC", "10C", "KC", "QH", "QD", "QC", "2D", "3D", "4D", "5D"],
-    ]
-}
-# The Allies hold the queens and aces, the King two aces and strong tens.
-DEAL_Q = {
-    "hands": [
-        ["JS", "JH", "JD", "JC", "KH", "AS", "AC", "9H", "10S", "10D", "2S", "3S"],
-        ["AH", "AD", "QS", "QH", "KS", "2H", "3H", "4H", "5H", "6H"],
-        ["QD", "QC", "KD", "2D", "3D", "4D", "5D", "6D", "7D", "8D"],
-    ]
-}
-# The 9 of hearts with an Ally; queens with the King.
-DEAL_9H = {
-    "hands": [
-        ["JS", "JH", "JD", "JC", "KH", "QS", "QH", "10S", "2S", "3S", "4S", "5S"],
-        ["9H", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "2C", "3C"],
-        ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "4C", "5C"],
-    ]
-}
-
-
-def table(deal=DEAL, seed=bytes(32), **options) -> Table:
-    seats = [{"name": "king"}, {"name": "ally1"}, {"name": "ally2"}]
-    return Table("roylet", options, seats=seats, seed=seed, deal=deal)
-
-
-def battle(t: Table, king: str, a1: str, a2: str, down: int = A1) -> dict:
-    """One battle: the Ally `down` commits face down, the other plays face up, then the King.
-    Returns the battle's `trick` event."""
-    cards = {A1: a1, A2: a2}
-    up = A2 if down == A1 else A1
-    t.act(down, {"type": "play", "card": cards[down], "face": "down"})
-    t.act(up, {"type": "play", "card": cards[up], "face": "up"})
-    events = t.act(KING, {"type": "play", "card": king})
-    return next(e for e in events if e["type"] == "trick")
-
-
-def ended(t: Table) -> dict:
-    return next(e for e in reversed(t.events) if e["type"] == "round_ended")["data"]
-
-
-def error(t: Table, seat: int, action: dict) -> RuleError:
-    before = len(t.events)
-    with pytest.raises(RuleError) as info:
-        t.act(seat, action)
-    assert len(t.events) == before  # a refused action appends nothing
-    return info.value
-
+from tests.support.roylet import (
+    A1,
+    A2,
+    DEAL,
+    DEAL_9H,
+    DEAL_Q,
+    KING,
+    PENALTY_PLAY,
+    PENALTY_THEN_VOID,
+    VOID_PLAY,
+    battle,
+    ended,
+    error,
+    table,
+)
 
 # -- rule 1: the deal ---------------------------------------------------------------------------
 
@@ -148,14 +108,14 @@ def test_rule2_face_down_face_up_then_the_king_then_the_reveal():
     plays one face up, then the hidden card is turned"."""
     t = table()
     t.act(A2, {"type": "play", "card": "2D", "face": "down"})
-    assert t.game.to_move(t.state) == [A1]
-    assert t.game.legal_actions(t.state, A1) == [
+    assert awaited(t.state) == [A1]
+    assert legal_actions(t.state, A1) == [
         {"type": "play", "card": c, "face": "up"} for c in DEAL["hands"][A1]
     ]
     assert t.view(A1)["table"]["table"]["down"] == {"seat": A2, "card": None}
     assert t.view(A2)["table"]["table"]["down"] == {"seat": A2, "card": "2D"}
     t.act(A1, {"type": "play", "card": "QS", "face": "up"})
-    assert t.game.to_move(t.state) == [KING]
+    assert awaited(t.state) == [KING]
     assert t.view(KING)["table"]["table"]["up"] == {"seat": A1, "card": "QS"}
     events = t.act(KING, {"type": "play", "card": "AS"})
     assert [e["type"] for e in events] == ["played", "revealed", "trick"]
@@ -167,8 +127,8 @@ def test_rule2_the_face_up_card_may_come_first():
     left" -- the first Ally may ask for face up; the King still waits for the face-down card."""
     t = table()
     t.act(A1, {"type": "play", "card": "2H", "face": "up"})
-    assert t.game.to_move(t.state) == [A2]
-    assert {a["face"] for a in t.game.legal_actions(t.state, A2)} == {"down"}
+    assert awaited(t.state) == [A2]
+    assert {a["face"] for a in legal_actions(t.state, A2)} == {"down"}
     assert error(t, KING, {"type": "play", "card": "AS"}).code == "king_plays_after_face_down"
     t.act(A2, {"type": "play", "card": "AC", "face": "down"})
     events = t.act(KING, {"type": "play", "card": "AS"})
@@ -216,20 +176,6 @@ def test_rule7_two_kings_win_the_round_at_once():
     assert t.state["table"]["hands"][KING][:5] == list(ROYALS)
 
 
-PENALTY_PLAY = [
-    ("JS", "2H", "2D"),
-    ("JH", "3H", "3D"),
-    ("JD", "4H", "4D"),
-    ("JC", "5H", "5D"),
-    ("KH", "10H", "QH"),
-    ("2S", "AH", "QD"),
-    ("3S", "AD", "QC"),
-    ("4S", "10D", "KC"),
-    ("5S", "KS", "AC"),
-    ("AS", "QS", "10C"),
-]
-
-
 def test_rule6_king_of_hearts_lost_hands_a_trick_and_changes_the_result():
     """Rule 6: "King of hearts lost: before the count, the King hands one of his tricks (if any)
     to the Allies." Rule 8: "the Allies win the round if they hold more tricks than the King".
@@ -246,20 +192,6 @@ def test_rule6_king_of_hearts_lost_hands_a_trick_and_changes_the_result():
         "tricks",
         {"king": 4, "allies": 6},
     )
-
-
-VOID_PLAY = [  # three jacks captured, the King holds 7 tricks
-    ("JS", "AH", "2D"),
-    ("JH", "AD", "3D"),
-    ("JD", "KS", "QD"),
-    ("JC", "2H", "4D"),
-    ("KH", "3H", "5D"),
-    ("AS", "QS", "QC"),
-    ("AC", "QH", "KD"),
-    ("9H", "4H", "6D"),
-    ("10S", "5H", "7D"),
-    ("10D", "6H", "8D"),
-]
 
 
 def test_rule8_forbidden_capture_without_majority_is_void_and_replayed():
@@ -284,18 +216,6 @@ def test_rule8_forbidden_capture_without_majority_is_void_and_replayed():
 
 
 # on DEAL_Q: the King loses the king of hearts with a jack and keeps 7 tricks to 3
-PENALTY_THEN_VOID = [
-    ("JS", "KS", "2D"),
-    ("KH", "AH", "KD"),
-    ("2S", "AD", "3D"),
-    ("JH", "2H", "4D"),
-    ("JD", "3H", "5D"),
-    ("JC", "4H", "6D"),
-    ("AS", "QS", "QC"),
-    ("AC", "QH", "QD"),
-    ("9H", "5H", "7D"),
-    ("10S", "6H", "8D"),
-]
 
 
 def test_rule8_king_of_hearts_with_a_jack_is_void_after_the_penalty():
@@ -368,8 +288,8 @@ def _hold_royals(t: Table) -> None:
     """Play one round in which the King keeps his royals (so he loses it by rule 5)."""
     round_ = t.state["table"]["round"]
     while t.state["status"] == "playing" and t.state["table"]["round"] == round_:
-        seat = t.game.to_move(t.state)[0]
-        legal = t.game.legal_actions(t.state, seat)
+        seat = awaited(t.state)[0]
+        legal = legal_actions(t.state, seat)
         if seat == KING:
             legal = [a for a in legal if a["card"] not in ROYALS] or legal
         t.act(seat, legal[0])
@@ -380,9 +300,9 @@ def _king_tries(t: Table) -> None:
     card, plays the cheapest card that takes the battle, a royal first."""
     round_ = t.state["table"]["round"]
     while t.state["status"] == "playing" and t.state["table"]["round"] == round_:
-        seat = t.game.to_move(t.state)[0]
+        seat = awaited(t.state)[0]
         tab = t.state["table"]
-        legal = t.game.legal_actions(t.state, seat)
+        legal = legal_actions(t.state, seat)
         if seat != KING:
             t.act(seat, min(legal, key=lambda a: strength(a["card"], "ally")))
             continue

@@ -3,17 +3,15 @@ the tie breaks" - one `extra_deal` episode per deal played past `deals`."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from tests.test_batak_support import table
+from tests.support.batak import table
 
 
 @pytest.mark.parametrize(("mode", "seed"), [("ihaleli", 7), ("esli", 175)])
 def test_every_extra_deal_is_an_episode_naming_the_tied_leaders(mode, seed):
     t = table(seed=seed, deals=3, mode=mode)
-    t.play_out(random.Random(seed), bots=dict.fromkeys(range(4), "greedy"))
+    t.play_out(dict.fromkeys(range(4), "greedy"))
     scores = t.state["table"]["scores"]
     assert len(scores) > 3, "this seed ties at the top after 3 deals"
     episodes = t.game.ties(t.events)
@@ -37,7 +35,7 @@ def test_every_extra_deal_is_an_episode_naming_the_tied_leaders(mode, seed):
 def test_a_game_decided_in_its_planned_deals_has_no_tie_episode():
     for seed in range(6):
         t = table(seed=seed, deals=3)
-        t.play_out(random.Random(seed), bots=dict.fromkeys(range(4), "greedy"))
+        t.play_out(dict.fromkeys(range(4), "greedy"))
         if len(t.state["table"]["scores"]) == 3:
             assert t.game.ties(t.events) == []
             return

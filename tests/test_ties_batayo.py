@@ -9,16 +9,14 @@ game is over (the generic layer then hands out every event in full).
 from __future__ import annotations
 
 import copy
-import random
 
 import pytest
 
 from service.core.cards import value
-from service.core.views import redact_event
-from service.games.batayo import ties
+from service.core.state import awaited
+from service.games.batayo.audit import ties
 from service.sim.table import Table
-from tests.test_api import Service, auth
-from tests.test_batayo_rules import (
+from tests.support.batayo import (
     EXPRESS,
     clubs,
     hand,
@@ -28,11 +26,13 @@ from tests.test_batayo_rules import (
     play,
     spades,
 )
+from tests.support.helpers import auth
+from tests.support.service import Service
 
 
 def audit(t: Table, seat: int | None) -> list[dict]:
     """The audit as `seat` (None: a spectator) gets it from the API: built on redacted events."""
-    return ties([redact_event(e, seat, t.state) for e in t.events])
+    return t.ties(seat)
 
 
 def only(episodes: list[dict], kind: str) -> dict:
@@ -50,7 +50,7 @@ def versions_between(t: Table, first: str, last: str, trick: int) -> list[int]:
 
 
 def finish(t: Table, seed: int = 7) -> None:
-    t.play_out(random.Random(seed), bots=dict.fromkeys(range(len(t.state["seats"])), "random"))
+    t.play_out(dict.fromkeys(range(len(t.state["seats"])), "random"))
     assert t.state["status"] == "finished"
 
 
@@ -116,18 +116,16 @@ def test_a_batayo_step_by_step_and_what_each_seat_sees_of_it():
         for i, take in enumerate(step["takes"]):  # the seat taken from sees the card
             seen = take["from"] == seat
             assert take["card"] == (takes[i]["card"] if seen else None)
-            hidden = {"op": "choice", "why": takes[i]["ledger"]["why"], "hidden": True}
+            hidden = {**takes[i]["ledger"], "input": None, "output": None}  # sealed
             assert take["ledger"] == (takes[i]["ledger"] if seen else hidden)
             assert step["face_down"][i]["card"] == (takes[i]["card"] if seen else None)
         for draw, drawn in zip(step["draws"], one["draws"], strict=True):
-            assert draw["cards"] == [
-                cs if s == seat else [None] * len(cs) for s, cs in enumerate(drawn["cards"])
+            assert draw["cards"] == [  # each seat's draw is sealed from the others
+                cs if s == seat else None for s, cs in enumerate(drawn["cards"])
             ]
-        # the trick's own cards were revealed together: public, but each commit stays hidden
+        # the trick's own cards were revealed together: public, in their commits too
         assert tie["steps"][0]["reveal"] == zero["reveal"]
-        assert [c["card"] for c in tie["steps"][0]["committed"]] == [
-            c["card"] if c["seat"] == seat else None for c in zero["committed"]
-        ]
+        assert tie["steps"][0]["committed"] == zero["committed"]
 
     # a card committed in the BATAYO is hidden from the other seat until the reveal
     high0, low1 = max(hand(t, 0), key=value), min(hand(t, 1), key=value)
@@ -159,8 +157,9 @@ def test_a_batayo_step_by_step_and_what_each_seat_sees_of_it():
         tie = audit(t, seat)[0]
         same_shape([tie], [full])
         assert [f["card"] for f in tie["steps"][1]["face_down"]] == [took0, took1]
-        assert [k["card"] for k in tie["steps"][1]["takes"]] == [None, None]  # as the event
-        assert all(k["ledger"]["hidden"] for k in tie["steps"][1]["takes"])
+        # the taken cards were turned by the reveal; the hands they were taken from stay sealed
+        assert [k["card"] for k in tie["steps"][1]["takes"]] == [took0, took1]
+        assert [k["ledger"]["input"] for k in tie["steps"][1]["takes"]] == [None, None]
         assert tie["cards"] == full["cards"] and tie["winner"] == 0
 
     # after the end every event is shown in full: so is every card of the audit
@@ -207,11 +206,16 @@ def test_a_second_batayo_after_a_batayo_is_one_chain():
         assert [e["data"]["card"] for e in mine] == reveals[k]["down"]
     assert len(tie["cards"]) == 10 and tie["cards"] == log_of(t, "trick_won")["data"]["cards"]
     assert tie["versions"] == versions_between(t, "committed", "trick_won", 1)
-    # a spectator sees the same chain, the takes and commits hidden, the reveals public
+    # a spectator sees the same chain: every card put down has been revealed since, so it shows
+    # in clear (FAIRNESS.md: visibility as of the latest version); the hands a card was taken
+    # from (each take's ledger input) stay sealed until the end
     seen = audit(t, None)
     same_shape(seen, [tie])
     assert [s["reveal"] for s in seen[0]["steps"]] == [s["reveal"] for s in tie["steps"]]
-    assert [k["card"] for s in seen[0]["steps"][1:] for k in s["takes"]] == [None] * 4
+    assert [k["card"] for s in seen[0]["steps"][1:] for k in s["takes"]] == [
+        e["data"]["card"] for e in takes
+    ]
+    assert [k["ledger"]["input"] for s in seen[0]["steps"][1:] for k in s["takes"]] == [None] * 4
 
 
 def test_an_empty_hand_gives_nothing_and_a_player_out_stays_in_the_chain():
@@ -284,9 +288,8 @@ def test_sudden_death_won_on_the_second_card():
         (tie,) = audit(t, seat)
         same_shape([tie], [running])
         assert [c["card"] for c in tie["steps"][1]["committed"]] == [None]
-        assert [c["card"] for c in tie["steps"][0]["committed"]] == (
-            ["AS", None] if seat == 0 else [None, None]
-        )
+        # the first step's cards have been revealed since: everybody sees them now
+        assert [c["card"] for c in tie["steps"][0]["committed"]] == ["AS", "AH"]
         assert tie["steps"][0]["reveal"]["cards"] == ["AS", "AH"]  # the reveal is public
     assert [c["card"] for c in audit(t, 1)[0]["steps"][1]["committed"]] == ["8H"]
     play(t, (0, "7S"))
@@ -343,12 +346,11 @@ def test_every_batayo_of_a_game_is_in_the_audit_and_every_seat_sees_its_shape(se
         seats=[{"name": f"p{i}"} for i in range(3)],
         seed=bytes([seed]) * 32,
     )
-    rng = random.Random(seed)
     bots = dict.fromkeys(range(3), "random")
     checked = 0
     while t.state["status"] == "playing":
-        seat = t.game.to_move(t.state)[0]
-        t.bot_move(seat, rng, bots[seat])
+        seat = awaited(t.state)[0]
+        t.bot_move(seat, bots[seat])
         if t.state["table"]["step"] and checked < 30:  # in the middle of a chain
             checked += 1
             full = ties(t.events)

@@ -7,13 +7,10 @@ count)". The scenarios are the rules tests' own deals and plays.
 
 from __future__ import annotations
 
-import random
-
-from service.core.views import redact_event
-from service.games.roylet import ties
+from service.games.roylet.audit import ties
 from service.sim.table import Table
-from tests.test_api import Service, auth
-from tests.test_roylet_rules import (
+from tests.support.helpers import auth
+from tests.support.roylet import (
     A1,
     A2,
     DEAL,
@@ -24,12 +21,13 @@ from tests.test_roylet_rules import (
     VOID_PLAY,
     battle,
 )
-from tests.test_roylet_rules import table as make
+from tests.support.roylet import table as make
+from tests.support.service import Service
 
 
 def audit(t: Table, seat: int | None) -> list[dict]:
     """The audit as `seat` (None: a spectator) gets it from the API: built on redacted events."""
-    return ties([redact_event(e, seat, t.state) for e in t.events])
+    return t.ties(seat)
 
 
 def events_of(t: Table, kind: str, round_: int = 1) -> list[dict]:
@@ -73,8 +71,8 @@ def test_a_void_round_battle_by_battle_and_its_replay():
     ended = events_of(t, "round_ended")[0]["version"]
     assert tie["dealt"] == dealt and tie["versions"] == list(range(dealt, ended + 1))
 
-    # while the game runs: the face-down cards show in `played` to their owner only; the battle's
-    # cards (turned, then the trick) are public
+    # while the game runs: each face-down card was turned at the end of its battle, so it shows
+    # in `played` in clear to everybody now (visibility as of the latest version)
     for seat in (None, KING, A1, A2):
         (seen,) = audit(t, seat)
         assert {k: v for k, v in seen.items() if k != "steps"} == {
@@ -83,12 +81,12 @@ def test_a_void_round_battle_by_battle_and_its_replay():
         for mine, full in zip(seen["steps"], steps, strict=True):
             assert mine["cards"] == full["cards"] and mine["revealed"] == full["revealed"]
             down = mine["played"][0]
-            assert down["card"] == (full["played"][0]["card"] if seat == A1 else None)
+            assert down["card"] == full["played"][0]["card"]
             assert mine["played"][1:] == full["played"][1:]
             assert mine["versions"] == full["versions"]
 
     # the replay is played out; once the game is over every event shows in full
-    t.play_out(random.Random(3), bots={KING: "random", A1: "random", A2: "random"})
+    t.play_out({KING: "random", A1: "random", A2: "random"})
     assert t.state["status"] == "finished"
     episodes = ties(t.events)
     assert episodes[0] == tie
@@ -168,11 +166,12 @@ def test_the_api_lists_void_rounds_as_each_caller_may_see_them():
         2,
     )
     assert [s["cards"]["down"]["card"] for s in tie["steps"]] == [a1 for _, a1, _ in VOID_PLAY]
-    assert [s["played"][0]["card"] for s in tie["steps"]] == [None] * 10  # a spectator's view
+    # a spectator's view: every face-down card has been turned since
+    assert [s["played"][0]["card"] for s in tie["steps"]] == [a1 for _, a1, _ in VOID_PLAY]
     ally = svc.client.get(f"/v1/games/{gid}/ties", headers=auth(tokens[A1])).json["ties"][0]
     assert [s["played"][0]["card"] for s in ally["steps"]] == [a1 for _, a1, _ in VOID_PLAY]
     other = svc.client.get(f"/v1/games/{gid}/ties", headers=auth(tokens[A2])).json["ties"][0]
-    assert [s["played"][0]["card"] for s in other["steps"]] == [None] * 10
+    assert [s["played"][0]["card"] for s in other["steps"]] == [a1 for _, a1, _ in VOID_PLAY]
     assert svc.client.get(f"/v1/games/{gid}/ties?kind=batayo").json["total"] == 0
     # a game over (more void rounds than `max_replays`): every card to everyone
     gid, tokens = void_game(svc, max_replays=0)

@@ -24,7 +24,7 @@ from service.api import create_app
 from service.engine import Engine
 from service.engine.dispatch import InlineDispatcher
 from service.store import Store
-from tests.test_audit import PACKS
+from tests.support.service import PACKS
 
 pytestmark = pytest.mark.browser
 

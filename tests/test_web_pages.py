@@ -13,7 +13,7 @@ import yaml
 from service.api import create_app
 from service.engine import Engine
 from service.store import Store
-from tests.apiclient import SPEC
+from tests.support.client import SPEC
 
 STATIC = Path(__file__).resolve().parent.parent / "service" / "web" / "static"
 

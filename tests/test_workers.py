@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from service.core.game import add_seconds
-from service.core.verify import verify
 from service.engine import Engine
-from service.engine.dispatch import QUEUE, RQDispatcher
+from service.engine.dispatch import RQDispatcher
 from service.store import Store
-from tests.conftest import REDIS_TEST_URL
+from tests.support.processes import start_worker, wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
-
-
-def start_worker(log: Path) -> subprocess.Popen:
-    """A real `rq worker --with-scheduler`; its log goes to a file (a pipe nobody reads would
-    fill up and stop the worker)."""
-    rq = Path(sys.executable).parent / "rq"
-    env = {**os.environ, "REDIS_URL": REDIS_TEST_URL}
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [str(rq), "worker", "--with-scheduler", "--url", REDIS_TEST_URL, QUEUE],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a test can kill it and its children
-        )
-
-
-def wait_until(check, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.fixture
@@ -50,8 +21,8 @@ def engine(real_redis) -> Engine:
 
 
 @pytest.fixture
-def worker(tmp_path):
-    process = start_worker(tmp_path / "worker.log")
+def worker(tmp_path, redis_url):
+    process = start_worker(tmp_path / "worker.log", redis_url)
     process.log = tmp_path / "worker.log"
     yield process
     process.terminate()
@@ -74,7 +45,7 @@ def test_a_bot_game_plays_itself_through_rq_jobs(engine, worker):
     assert done, worker.log.read_text()[-3000:]
     events = engine.all_events(gid)
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
-    assert verify(events)["ok"]
+    assert engine.verify(gid, None)["ok"]
     assert {e["actor"] for e in events} >= {"bot", "server"}
 
 
@@ -110,4 +81,4 @@ def test_a_timed_batayo_game_ends_on_the_clock(engine, worker):
     assert time_up[0]["at"] >= add_seconds(started, 2)
     assert engine.load(gid)["result"]["reason"] in {"time", "sudden_death", "sudden_death_draw"}
     assert any(e["actor"] == "clock" and e["type"] == "committed" for e in events)
-    assert verify(events)["ok"]
+    assert engine.verify(gid, None)["ok"]

@@ -6,7 +6,7 @@ from flask import Flask, Response, json
 
 from ..engine import Engine
 from ..web import bp as web_bp
-from . import games, limits, metrics, problems
+from . import limits, lobby, log, metrics, play, problems
 
 MAX_BODY = 64 * 1024
 
@@ -18,7 +18,9 @@ def create_app(engine: Engine) -> Flask:
     problems.install(app)
     limits.install(app, engine.store.redis)
     metrics.install(app, engine)
-    app.register_blueprint(games.bp)
+    app.register_blueprint(lobby.bp)
+    app.register_blueprint(play.bp)
+    app.register_blueprint(log.bp)
     app.register_blueprint(web_bp)
 
     @app.get("/healthz")
@@ -28,7 +30,7 @@ def create_app(engine: Engine) -> Flask:
     @app.get("/readyz")
     def readyz() -> Response:
         try:
-            engine.store.ping()
+            engine.ready()
         except Exception:  # any failure to reach the store means not ready
             return problems.problem_response(503, "not_ready", "the store does not answer")
         return Response(json.dumps({"status": "ready"}), mimetype="application/json")

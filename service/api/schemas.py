@@ -95,22 +95,17 @@ class CreateGame(Strict):
     )
     seed = fields.String(validate=HEX64)
     deal = fields.Dict()
+    id = fields.String(
+        validate=validate.Regexp(r"^[0-9a-f]{16}$", error="must be 16 lowercase hex digits")
+    )
+    seed_ticket = fields.String(
+        validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$", error="is not a seed ticket")
+    )
 
 
 class Join(Strict):
     name = fields.String(required=True, validate=NAME)
     client_seed = fields.String(validate=validate.Length(max=64))
-
-
-class Action(Strict):
-    type = fields.String(
-        required=True, validate=validate.OneOf(["flip", "play", "bid", "pass", "trump"])
-    )
-    card = Card()
-    down = Card()
-    tricks = StrictInt(validate=validate.Range(0, 13))
-    suit = fields.String(validate=validate.OneOf(["S", "H", "D", "C"]))
-    face = fields.String(validate=validate.OneOf(["up", "down"]))
 
 
 class ViewQuery(Strict):

@@ -139,7 +139,8 @@ def simulate(
     details: bool,
 ) -> None:
     """Play COUNT all-bot games in memory and report outcomes."""
-    from ..games import GAMES, resolve_options
+    from ..core.options import resolve_options
+    from ..core.registry import GAMES
     from ..sim.simulate import seats_for
     from ..sim.simulate import simulate as run
 
@@ -155,7 +156,7 @@ def simulate(
         seed_bytes = bytes.fromhex(seed) if seed else secrets.token_bytes(16)
     except ValueError:
         raise click.BadParameter("the seed must be hexadecimal", param_hint="--seed") from None
-    summarize = getattr(GAMES[game], "summarize", None)
+    summarize = GAMES[game].summarize
     if as_json or not sys.stdout.isatty():
         summary, finals = run(game, count, opts, seats.split(","), seed_bytes)
     else:

@@ -1,27 +1,32 @@
-"""The command side shared by the engine, the simulator and the tests.
+"""The command side shared by the engine, the simulator, the verifier and the tests.
 
-A `Command` is one request being decided: it lends the game the fair random stream of the
-event being built, seals each emitted event into the chain, and applies it at once, so the
+A `Command` is one request or job being decided (one batch of events): it lends the game the
+fair random stream of the event being built, records the batch's cause in its first event,
+seals each emitted event into the chain (FAIRNESS.md, version 2), and applies it at once, so the
 game's `decide` always sees the state its next event will follow.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from . import fairness
-from .chain import event_hash
-from .game import RuleError, add_seconds, not_your_turn
-from .state import apply, bot_seats, clone, game_of, open_seats
-from .views import game_view
+from . import bots, fairness
+from .chain import GENESIS, event_hash
+from .clocks import due_timers
+from .game import RuleError, not_your_turn
+from .sealing import FAIRNESS, chain_hash, seal, sealed_form, secrets
+from .shapes import ShapeError, check_action
+from .state import apply, awaited, clone, game_of, open_seats
+
+# data fields every game's events may carry besides their own: the framework writes them
+FRAMEWORK_FIELDS = frozenset({"rng", "cause", "client_seeds", "salt"})
 
 
 class Command:
-    """With `sealed` false (a simulation: no chain, nothing stored) events get no `prev` and no
-    `hash`; with `owned` the command works on `state` itself instead of a copy (the caller gives
-    it up). Either way the game's `decide` and `apply` run exactly as for a stored game, and the
-    random stream is the same."""
+    """With `sealed` false (a simulation: no chain, nothing stored) events get no `prev`, no
+    `hash` and no seals; with `owned` the command works on `state` itself instead of a copy
+    (the caller gives it up). Either way the game's `decide` and `apply` run exactly as for a
+    stored game, and the random stream is the same."""
 
     def __init__(
         self,
@@ -32,11 +37,13 @@ class Command:
         *,
         sealed: bool = True,
         owned: bool = False,
+        cause: dict | None = None,
     ) -> None:
         self.state = state if owned else clone(state)
         self.game = game_of(self.state) if "game" in self.state else None
         self.events: list[dict] = []
         self.actor = actor
+        self.cause = cause
         self._seed = server_seed
         self._now = now
         self._salt = self.state.get("salt") or ""
@@ -54,6 +61,9 @@ class Command:
 
     def emit(self, type_: str, data: dict, actor: Any = None) -> None:
         """Seal an event, apply it, and keep it for the append."""
+        if self.cause is not None:  # the first event of the batch says what caused it
+            data = {"cause": self.cause, **data}
+            self.cause = None
         if self._start_fields is not None:
             data = {**self._start_fields, **data}
             self._start_fields = None
@@ -67,16 +77,45 @@ class Command:
             "at": self._now,
             "actor": self.actor if actor is None else actor,
             "data": data,
-            "prev": state["hash"] if self._sealed else None,
         }
-        event["hash"] = event_hash(event) if self._sealed else None  # a simulation has no chain
+        self._check_declared(event)
+        if self._sealed:
+            self._chain(event)
+        else:
+            event["prev"] = event["hash"] = None  # a simulation has no chain
         apply(state, event)
         self.events.append(event)
 
-    def decide(self, seat: int, action: dict) -> None:
+    def _check_declared(self, event: dict) -> None:
+        """Every field an event carries is declared by its game (a whitelist: a value nobody
+        declared cannot slip out unsealed)."""
+        if self.game is None or event["type"] in ("created", "seat_taken", "ended"):
+            return
+        declared = self.game.events.get(event["type"])
+        if declared is None:
+            raise TypeError(f"{self.game.name} declares no event {event['type']!r}")
+        extra = event["data"].keys() - declared.fields.keys() - FRAMEWORK_FIELDS
+        if extra:
+            raise TypeError(f"{self.game.name} event {event['type']!r}: undeclared {extra}")
+
+    def _chain(self, event: dict) -> None:
+        state = self.state
+        event["prev"] = state["hash"]
+        if state.get("fairness", FAIRNESS) == 1:  # a game begun before version 2
+            event["hash"] = event_hash(event)
+            return
+        options = state["options"] if "options" in state else event["data"]["options"]
+        found = secrets(self.game, event, options)
+        event["sealed"], event["digests"] = seal(event, found, self._seed, state["id"])
+        event["hash"] = chain_hash(sealed_form(event, event["digests"]))
+
+    def decide(self, seat: int, action: dict, by: str = "seat") -> None:
         """One seat's action, decided by the game; this command's events are its events alone."""
         self.events = []
+        self.cause = {"action": {"seat": seat, "by": by, "body": action}}
         self.game.decide(self, seat, action)
+        if self.cause is not None:
+            raise RuntimeError(f"{self.game.name}: an action that wrote no event")
 
     def end(self, result: dict) -> None:
         """The last event: the result, and the server seed revealed (FAIRNESS.md)."""
@@ -100,22 +139,24 @@ def create(
     test: bool,
     deal: dict | None = None,
     sealed: bool = True,
+    fairness_version: int = FAIRNESS,
 ) -> Command:
     """The `created` event (and the deal, if no seat is open)."""
-    cmd = Command(
-        {"version": 0, "hash": "0" * 64, "id": game_id}, server_seed, now, "server", sealed=sealed
-    )
-    cmd.emit(
-        "created",
-        {
-            "id": game_id,
-            "game": game,
-            "options": options,
-            "seats": seats,
-            "seed_commitment": fairness.commitment(server_seed),
-            "test": test,
-        },
-    )
+    start = {"version": 0, "hash": GENESIS, "id": game_id, "fairness": fairness_version}
+    cmd = Command(start, server_seed, now, "server", sealed=sealed, cause={"create": {}})
+    data = {
+        "id": game_id,
+        "game": game,
+        "options": options,
+        "seats": seats,
+        "seed_commitment": fairness.commitment(server_seed),
+        "test": test,
+    }
+    if fairness_version != 1:
+        data["fairness"] = fairness_version
+        if deal is not None:
+            data["deal"] = deal  # a test game's fixed deal, sealed until the end
+    cmd.emit("created", data)
     cmd.game = game_of(cmd.state)
     if not open_seats(cmd.state):
         cmd.begin(deal)
@@ -135,22 +176,27 @@ def join(
     if not free:
         raise RuleError("game_full", "every seat of this game is taken", 409)
     seat = free[0]
-    cmd = Command(state, server_seed, now, "server")
+    cmd = Command(state, server_seed, now, "server", cause={"join": {"seat": seat}})
     cmd.emit("seat_taken", {"seat": seat, "name": name, "client_seed": client_seed}, actor=seat)
     if not open_seats(cmd.state):
-        cmd.begin(deal)
+        cmd.begin(state.get("deal", deal))
     return cmd, seat
 
 
-def check_can_act(state: dict, seat: int) -> None:
+def check_can_act(state: dict, seat: int, action: Any) -> dict:
+    """The action checked against the game's shapes, if `seat` may act now; else RuleError."""
     if state["status"] == "finished":
         raise RuleError("game_over", "the game is over", 409)
     if state["status"] != "playing":
         raise RuleError("not_started", "the game has not started: seats are still open", 409)
     game = game_of(state)
-    if seat not in game.to_move(state):
-        reason = getattr(game, "waiting_reason", None)
-        raise reason(state, seat) if reason else not_your_turn()
+    try:
+        action = check_action(game.actions, state["options"], action)
+    except ShapeError as exc:
+        raise RuleError("invalid_request", str(exc), 400) from None
+    if seat not in awaited(state):
+        raise game.waiting_reason(state, seat) if game.waiting_reason else not_your_turn()
+    return action
 
 
 def act(
@@ -164,28 +210,12 @@ def act(
     sealed: bool = True,
     owned: bool = False,
 ) -> Command:
-    """Decide one seat's action; raises RuleError when the rules refuse it. With `owned` the
-    state itself moves on (see `Command`)."""
-    check_can_act(state, seat)
+    """Decide one seat's action; raises RuleError when the rules refuse it. `actor` is the seat,
+    "bot" or "clock". With `owned` the state itself moves on (see `Command`)."""
+    action = check_can_act(state, seat, action)
     cmd = Command(state, server_seed, now, actor, sealed=sealed, owned=owned)
-    cmd.decide(seat, action)
+    cmd.decide(seat, action, by=actor if actor in ("bot", "clock") else "seat")
     return cmd
-
-
-def due_timers(state: dict) -> list[tuple[str, str]]:
-    """Every clock as (key, due time ISO 8601): the game's own (`timers`), and with
-    `move_timeout_s` one `move:<seat>` per awaited human seat."""
-    if state.get("status") != "playing":
-        return []
-    timers = getattr(game_of(state), "timers", None)
-    clocks = list(timers(state)) if timers else []
-    timeout = state["options"].get("move_timeout_s")
-    if timeout:
-        bots = bot_seats(state)
-        for seat, since in sorted(state.get("awaited", {}).items()):
-            if int(seat) not in bots:
-                clocks.append((f"move:{seat}", add_seconds(since, timeout)))
-    return clocks
 
 
 def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
@@ -196,9 +226,8 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
         return None
     if key.startswith("move:"):
         seat = int(key.split(":", 1)[1])
-        bot = game_of(state).BOTS[state["options"]["timeout_bot"]]
-        rng = random.Random(f"{state['id']}|{state['version']}|{seat}|timeout")  # noqa: S311
-        return act(state, server_seed, seat, bot(game_view(state, seat), rng), now, "clock")
-    cmd = Command(state, server_seed, now, "clock")
+        action = bots.timeout_action(state, seat, server_seed)
+        return act(state, server_seed, seat, action, now, "clock")
+    cmd = Command(state, server_seed, now, "clock", cause={"timer": {"due": due[key]}})
     cmd.game.on_timer(cmd, key)
     return cmd

@@ -1,4 +1,6 @@
-"""Verifiable randomness, exactly as FAIRNESS.md says: commitment, salt, the HMAC stream, the ledger.
+"""Verifiable randomness and sealed values, exactly as FAIRNESS.md (version 2) says: the
+commitment, the salt, the HMAC stream of each event and its ledger, the nonces and digests that
+seal a hidden value, and the secret stream bots draw from.
 
 A verifier needs only this module and an event log: `Rng(seed, game_id, salt, version)` replays
 the draws of the event with that version.
@@ -8,9 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
+import random
 import secrets
 import struct
 from typing import Any, TypeVar
+
+from .cards import SUITS
 
 T = TypeVar("T")
 _TWO64 = 2**64
@@ -59,13 +65,17 @@ class Rng:
             if u < limit:
                 return u % n
 
-    def shuffle(self, xs: list[T], why: str) -> list[T]:
-        """A shuffled copy of `xs`, recorded in the ledger."""
+    def shuffle(self, xs: list[T], why: str, deck: bool = False) -> list[T]:
+        """A shuffled copy of `xs`, recorded in the ledger. `deck`: the cards were not in play
+        before (a new deck, a BATAYO pack, a Roylet reshuffle), so `xs` is in canonical order."""
         out = list(xs)
         for i in range(len(out) - 1, 0, -1):
             j = self.randbelow(i + 1)
             out[i], out[j] = out[j], out[i]
-        self.ledger.append({"op": "shuffle", "input": list(xs), "output": out, "why": why})
+        entry: dict[str, Any] = {"op": "shuffle", "input": list(xs), "output": out, "why": why}
+        if deck:
+            entry["deck"] = True
+        self.ledger.append(entry)
         return out
 
     def choice(self, xs: list[T], why: str) -> T:
@@ -81,6 +91,8 @@ def replay_ledger(
     """Re-draw one event's ledger from the stream; None if it matches, else why not."""
     rng = Rng(server_seed, game_id, salt, version)
     for i, entry in enumerate(ledger):
+        if not isinstance(entry, dict):
+            return f"ledger entry {i} is not an object"
         op, given = entry.get("op"), entry.get("input")
         if not isinstance(given, list):
             return f"ledger entry {i}: input is not a list"
@@ -95,3 +107,42 @@ def replay_ledger(
         if got != entry.get("output"):
             return f"ledger entry {i} ({op}, {entry.get('why')!r}): output does not match the seed"
     return None
+
+
+# -- sealed values ------------------------------------------------------------------------------
+
+
+def nonce(server_seed: bytes, game_id: str, version: int, pointer: str) -> bytes:
+    """The opening of the value at `pointer` in event `version` (32 bytes)."""
+    return hmac.digest(server_seed, f"seal|{game_id}|{version}|{pointer}".encode(), "sha256")
+
+
+def digest(nonce_: bytes, canonical_value: bytes) -> str:
+    """Lowercase hex SHA-256 of the nonce followed by the value's canonical JSON."""
+    return hashlib.sha256(nonce_ + canonical_value).hexdigest()
+
+
+_CANONICAL_ORDER = {
+    f"{rank}{suit}": i * 13 + r
+    for i, suit in enumerate(SUITS)
+    for r, rank in enumerate(("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+}
+
+
+def canonical_order(cards: list) -> bool:
+    """Suits S, H, D, C, within a suit 2 ... A, each card at most once."""
+    keys = [_CANONICAL_ORDER.get(c) if isinstance(c, str) else None for c in cards]
+    return None not in keys and all(a < b for a, b in itertools.pairwise(keys))
+
+
+# -- bots' whims -----------------------------------------------------------------------------------
+
+
+def secret_rng(
+    server_seed: bytes, game_id: str, version: int, seat: int, purpose: str
+) -> random.Random:
+    """What a bot, a timed-out seat's stand-in or a hint draws from at `version`: derived from
+    the server seed, so nobody can predict it from public data, and the same for the same game
+    (a simulation replays from its seed)."""
+    key = hmac.digest(server_seed, f"{purpose}|{game_id}|{version}|{seat}".encode(), "sha256")
+    return random.Random(key)  # noqa: S311 - a player's whim, not the game's chance

@@ -1,36 +1,23 @@
-"""What every game module offers, and the small pieces they share.
+"""What a game declares, and the small pieces the rules share.
 
-A game module (one file or package under `service/games/`) declares:
+A game is one module (or package) under `service/games/` that declares one `Game`: a header
+of data (name, options, seats, action shapes, event types with what they hide from whom) and
+a few functions (the deal, the decisions, the reducer, whose move it is, the legal actions,
+the table as a seat sees it, bots, the tie audit). The framework does everything else: the
+game's status, checking action bodies against the shapes, sealing hidden values, seeding the
+bots, clocks, the API and its contract, the viewer's generic table.
 
-    NAME: str                       id in the API ("bataille")
-    TITLE: str
-    OPTIONS: list[Option]           its options with defaults (RULES.md); common ones are added
-    BOTS: dict[str, Bot]            at least "random" and "greedy"
-    seat_count(options) -> int
-    deck(options) -> list[str]      every card the game uses (conservation checks)
-    setup(options) -> dict          the table before the first deal
-    start(cmd, deal) -> None        the deal: emits the first game event (deal is None or a test deal)
-    decide(cmd, seat, action)       the command side: emits events or raises RuleError
-    apply(state, event) -> None     the reducer, in place on `state`; pure in every other way
-    to_move(state) -> list[int]     seats whose action is awaited (several for simultaneous choices)
-    legal_actions(state, seat) -> list[dict]
-    view(state, seat) -> dict       the table as `seat` may see it (None: a spectator)
-    redact(event, seat, options)    an event as `seat` may see it while the game runs
-    cards(state) -> list[str]       every card of the deck, wherever it lies now
-    rounds(state) -> int            rounds, tricks or deals played, as the game counts them
-
-Optional: `check_deal(deal, options)` (raise RuleError on a bad test deal), `timers(state)` and
-`on_timer(cmd, key)` for clocks, `waiting_reason(state, seat)` for a precise 409 code.
-
-Rules modules do no I/O and draw no randomness of their own: chance comes from `cmd.rng`, the
+Rules code does no I/O and draws no randomness of its own: chance comes from `cmd.rng`, the
 fair stream of the event being built (FAIRNESS.md), and ends up in that event's ledger.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
+
+from .shapes import Action, Event, Shape
 
 T = TypeVar("T")
 
@@ -180,3 +167,61 @@ def add_seconds(at: str, seconds: float) -> str:
 
     moment = datetime.fromisoformat(at.replace("Z", "+00:00")) + timedelta(seconds=seconds)
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+Seat = int
+Deal = dict | None
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """One game, declared (boardgame.io's game object, OpenSpiel's game header).
+
+    `start(cmd, deal)` emits the deal (deal: a checked test deal or None); `decide(cmd, seat,
+    action)` emits the events of an action the framework found well formed and the seat
+    awaited, or raises RuleError; `apply(state, event)` is the reducer (in place, pure in every
+    other way); `to_move(state)` the seats awaited while the game is playing (several for
+    simultaneous choices); `view(state, seat)` the table as a seat (None: a spectator) sees it.
+    Every seat list, option and event type is the game's own; the lifecycle events (`created`,
+    `seat_taken`, `ended`) are the framework's.
+    """
+
+    name: str
+    title: str
+    options: Sequence[Option]
+    seat_count: Callable[[dict], int]
+    seat_range: tuple[int, int]
+    actions: Sequence[Action]
+    events: Mapping[str, Event]
+    deck: Callable[[dict], list[str]]
+    setup: Callable[[dict], dict]
+    start: Callable[[Any, Deal], None]
+    decide: Callable[[Any, Seat, dict], None]
+    apply: Callable[[dict, dict], None]
+    to_move: Callable[[dict], list[Seat]]
+    legal_actions: Callable[[dict, Seat], list[dict]]
+    view: Callable[[dict, Seat | None], dict]
+    cards: Callable[[dict], list[str]]
+    rounds: Callable[[dict], int]
+    bots: Mapping[str, Bot]
+    check_deal: Callable[[Any, dict], Any] | None = None
+    deal_shape: Shape | None = None
+    waiting_reason: Callable[[dict, Seat], RuleError] | None = None
+    timers: Callable[[dict], list[tuple[str, str]]] | None = None
+    on_timer: Callable[[Any, str], None] | None = None
+    ties: Callable[[list[dict]], list[dict]] | None = None
+    hint: Callable[[dict, BotRng], dict] | None = None
+    summarize: Callable[[list[dict]], dict] | None = None
+    table_shape: Shape | None = None
+    result_shape: Mapping[str, Shape] | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        for required in ("random", "greedy"):
+            if required not in self.bots:
+                raise ValueError(f"{self.name}: every game offers a {required!r} bot")
+        reveals = [k for k, e in self.events.items() if e.reveals]
+        object.__setattr__(self, "reveal_events", frozenset(reveals))
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name}>"

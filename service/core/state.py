@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable
-from types import ModuleType
 from typing import Any
 
-from ..games import GAMES
 from .chain import GENESIS
+from .game import Game
+from .registry import GAMES
 
 
 class BadLog(ValueError):
@@ -28,8 +28,20 @@ def clone(state: dict) -> dict:
     return marshal.loads(marshal.dumps(state))  # noqa: S302 - our own data, never from outside
 
 
-def game_of(state: dict) -> ModuleType:
+def game_of(state: dict) -> Game:
     return GAMES[state["game"]]
+
+
+def awaited(state: dict) -> list[int]:
+    """The seats whose action is awaited: none unless the game is being played."""
+    return game_of(state).to_move(state) if state.get("status") == "playing" else []
+
+
+def legal_actions(state: dict, seat: int | None) -> list[dict]:
+    """Exactly the bodies `seat` may post now (none for a spectator or a seat not awaited)."""
+    if seat is None or seat not in awaited(state):
+        return []
+    return game_of(state).legal_actions(state, seat)
 
 
 _LIFECYCLE = frozenset({"created", "seat_taken", "ended"})
@@ -45,7 +57,10 @@ def apply(state: dict, event: dict) -> None:
             state["salt"] = data["salt"]
             state["status"] = "playing"
             state["started_at"] = event["at"]
-        game_of(state).apply(state, event)
+        game = game_of(state)
+        game.apply(state, event)
+        if kind in game.reveal_events:  # values hidden "until reveal" are now public
+            state["revealed_at"] = event["version"]
     elif kind == "created":
         if data["game"] not in GAMES:
             raise BadLog(f"unknown game {data['game']!r}")
@@ -62,7 +77,11 @@ def apply(state: dict, event: dict) -> None:
             status="open",
             created_at=event["at"],
             table=game.setup(data["options"]),
+            fairness=data.get("fairness", 1),
+            revealed_at=0,
         )
+        if "deal" in data:
+            state["deal"] = data["deal"]
     elif kind == "seat_taken":
         seat = state["seats"][data["seat"]]
         seat.pop("open", None)

@@ -1,74 +1,256 @@
-"""Check a game's log with nothing but the log and FAIRNESS.md: the hash chain, the seed
-commitment, the salt, and (once the seed is revealed) every draw in every ledger.
+"""Check a game's log as FAIRNESS.md says, with nothing but the log: the chain over each event's
+sealed form and every opening given; once the game has ended, the seed against its
+commitment, every nonce, the client seeds and the salt, every draw, every deck's canonical
+order. Then, with the rules (`refold`), the play itself.
 
-Used by `GET /v1/games/{id}/verify` and, on an exported file, by `batayo verify`.
+Used by `GET /v1/games/{id}/verify` and, on an exported file, by `batayo verify`. Logs of
+version 1 (no `fairness` in their first event) are checked as version 1 said.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
-from .chain import GENESIS, event_hash
-from .fairness import replay_ledger, salt
+from .chain import GENESIS, canonical, event_hash
+from .fairness import canonical_order, digest, nonce, replay_ledger, salt
+from .refold import Failed, refold
+from .sealing import chain_hash, get, replaced
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+POINTER = re.compile(r"^/data(/([^~/]|~[01])*)+$")
+MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
 
-def verify(events: list[dict]) -> dict[str, Any]:
-    """`ok`, or the first failing `version` and `reason`; with what was checked."""
+def verify(events: Any, rules: bool = True) -> dict[str, Any]:
+    """`status` ok, incomplete (the log stops before its end: what it holds was checked) or
+    failed, with the first failing `version` and `reason`, and what was checked."""
     report: dict[str, Any] = {
+        "status": "ok",
         "ok": True,
         "version": None,
         "reason": None,
-        "events": len(events),
-        "draws_checked": 0,
+        "fairness": None,
+        "events": 0,
         "seed_revealed": False,
         "test_game": False,
+        "checked": {
+            "chain": 0,
+            "openings": 0,
+            "nonces": 0,
+            "draws": 0,
+            "decks": 0,
+            "client_seeds": False,
+            "play": 0,
+        },
     }
-
-    def fail(version: Any, reason: str) -> dict[str, Any]:
-        report.update(ok=False, version=version, reason=reason)
+    try:
+        if not isinstance(events, list) or not events:
+            raise Failed(None, "no events")
+        report["events"] = len(events)
+        try:
+            _check(events, report, rules)
+        except MALFORMED as exc:  # UnicodeError is a ValueError
+            raise Failed(report["checked"]["chain"] + 1, f"a malformed event ({exc!r})") from None
+    except Failed as failed:
+        report.update(status="failed", ok=False, version=failed.version, reason=failed.reason)
         return report
+    if not report["seed_revealed"]:
+        report.update(status="incomplete", ok=False, reason="the game has not ended yet")
+    report["draws_checked"] = report["checked"]["draws"]  # the name of version 1's report
+    return report
 
+
+def _check(events: list, report: dict, rules: bool) -> None:
+    first = events[0]
+    if not isinstance(first, dict) or not isinstance(first.get("data"), dict):
+        raise Failed(1, "not an event")
+    if first.get("type") != "created":
+        raise Failed(1, "the first event is not `created`")
+    version = first["data"].get("fairness", 1)
+    report["fairness"] = version
+    report["test_game"] = bool(first["data"].get("test"))
+    if version == 1:
+        return _check_v1(events, report)
+    if version != 2:
+        raise Failed(1, f"unknown fairness version {version!r}")
+    game_id = first["data"].get("id")
     prev = GENESIS
-    game_id = commitment = game_salt = seed = None
     for i, event in enumerate(events, start=1):
-        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
-            return fail(i, "not an event")
-        if event.get("version") != i:
-            return fail(i, f"expected version {i}, found {event.get('version')!r}")
-        if event.get("prev") != prev:
-            return fail(i, "prev does not match the hash of the event before")
-        if event.get("hash") != event_hash(event):
-            return fail(i, "hash does not match the event's content")
-        prev = event["hash"]
-        data = event["data"]
-        if i == 1:
-            if event.get("type") != "created":
-                return fail(i, "the first event is not `created`")
-            game_id, commitment = data.get("id"), data.get("seed_commitment")
-            report["test_game"] = bool(data.get("test"))
-        if "salt" in data:
-            if data["salt"] != salt(data.get("client_seeds") or []):
-                return fail(i, "salt is not SHA-256 of the client seeds")
-            game_salt = data["salt"]
-        if "server_seed" in data:
-            try:
-                seed = bytes.fromhex(data["server_seed"])
-            except (TypeError, ValueError):
-                return fail(i, "server_seed is not hex")
-            if hashlib.sha256(seed).hexdigest() != commitment:
-                return fail(i, "server_seed does not match the commitment of event 1")
-            report["seed_revealed"] = True
+        prev = _link(event, i, prev, report)
+    seed = _seed(events, report)
     if seed is None:
-        return report
+        return
+    for event in events:
+        for p, given in event.get("openings", {}).items():
+            if given != nonce(seed, game_id, event["version"], p).hex():
+                raise Failed(event["version"], f"the opening of {p} is not the seed's nonce")
+            report["checked"]["nonces"] += 1
+        if len(event.get("openings", {})) != len(event["sealed"]):
+            raise Failed(event["version"], "a sealed value is still closed after the end")
+    _client_seeds(events, report)
+    _ledgers(events, seed, game_id, report)
+    if rules:
+        refold(events, seed, report)
+
+
+def _link(event: Any, i: int, prev: str, report: dict) -> str:
+    """Check one event's place in the chain and its openings; its hash."""
+    if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+        raise Failed(i, "not an event")
+    if event.get("version") != i:
+        raise Failed(i, f"expected version {i}, found {event.get('version')!r}")
+    if event.get("prev") != prev:
+        raise Failed(i, "prev does not match the hash of the event before")
+    sealed, openings = event.get("sealed"), event.get("openings", {})
+    if not isinstance(sealed, list) or not isinstance(openings, dict):
+        raise Failed(i, "sealed must be a list and openings an object")
+    if len(set(sealed)) != len(sealed) or not set(openings) <= set(sealed):
+        raise Failed(i, "sealed lists a pointer twice, or openings names one it does not list")
+    for p in sealed:
+        if not isinstance(p, str) or not POINTER.match(p):
+            raise Failed(i, f"{p!r} is not a pointer under /data")
+        if any(q != p and (q + "/").startswith(p + "/") for q in sealed):
+            raise Failed(i, f"{p} is a prefix of another sealed pointer")
+    digests = {}
+    for p in sealed:
+        try:
+            value = get(event, p)
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise Failed(i, f"sealed pointer {p} names no value") from None
+        if p in openings:
+            given = openings[p]
+            if not isinstance(given, str) or not HEX64.match(given):
+                raise Failed(i, f"the opening of {p} is not 64 hex digits")
+            digests[p] = {"sealed": digest(bytes.fromhex(given), canonical(value))}
+            report["checked"]["openings"] += 1
+        elif _is_seal(value):
+            digests[p] = value
+        else:
+            raise Failed(i, f"{p} is in clear without its opening")
+    form = replaced({k: v for k, v in event.items() if k not in ("hash", "openings")}, digests)
+    if event.get("hash") != chain_hash(form):
+        raise Failed(
+            i, "hash does not match the event's sealed form (a value or an opening changed)"
+        )
+    report["checked"]["chain"] += 1
+    return event["hash"]
+
+
+def _is_seal(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) == {"sealed"}
+        and isinstance(value["sealed"], str)
+        and bool(HEX64.match(value["sealed"]))
+    )
+
+
+def _seed(events: list, report: dict) -> bytes | None:
+    """The revealed seed, once the `ended` event is there and last; else None (incomplete)."""
+    commitment = events[0]["data"].get("seed_commitment")
+    ended = [e["version"] for e in events if e.get("type") == "ended"]
+    if not ended:
+        return None
+    if ended[0] != len(events):
+        raise Failed(ended[0] + 1, "events follow the `ended` event")
+    last = events[-1]["data"]
+    try:
+        seed = bytes.fromhex(last.get("server_seed"))
+    except (TypeError, ValueError):
+        raise Failed(len(events), "server_seed is not hex") from None
+    if hashlib.sha256(seed).hexdigest() != commitment:
+        raise Failed(len(events), "server_seed does not match the commitment of event 1")
+    report["seed_revealed"] = True
+    return seed
+
+
+def _client_seeds(events: list, report: dict) -> None:
+    """The start event's client seeds are those the seats were taken with; the salt is theirs."""
+    seats = events[0]["data"].get("seats")
+    if not isinstance(seats, list):
+        raise Failed(1, "the created event lists no seats")
+    recorded = [(s.get("client_seed") or "") if isinstance(s, dict) else "" for s in seats]
+    for event in events:
+        data = event["data"]
+        if event["type"] == "seat_taken":
+            seat = data.get("seat")
+            if not isinstance(seat, int) or not 0 <= seat < len(recorded):
+                raise Failed(event["version"], "a seat taken that the game does not have")
+            recorded[seat] = data.get("client_seed") or ""
+        if "salt" in data:
+            if data.get("client_seeds") != recorded:
+                raise Failed(
+                    event["version"], "client_seeds are not those the seats were taken with"
+                )
+            if data["salt"] != salt(recorded):
+                raise Failed(event["version"], "salt is not SHA-256 of the client seeds")
+            report["checked"]["client_seeds"] = True
+            return
+    raise Failed(None, "the game never started: no event records the client seeds")
+
+
+def _ledgers(events: list, seed: bytes, game_id: str, report: dict) -> None:
+    game_salt = next((e["data"]["salt"] for e in events if "salt" in e["data"]), "")
     for event in events:
         ledger = event["data"].get("rng")
         if not ledger:
             continue
         if not isinstance(ledger, list):
-            return fail(event["version"], "rng is not a list")
+            raise Failed(event["version"], "rng is not a list")
+        for entry in ledger:
+            if isinstance(entry, dict) and entry.get("deck"):
+                if not canonical_order(entry.get("input") or []):
+                    raise Failed(
+                        event["version"], f"a deck ({entry.get('why')!r}) not in canonical order"
+                    )
+                report["checked"]["decks"] += 1
+        problem = replay_ledger(seed, game_id, game_salt, event["version"], ledger)
+        if problem:
+            raise Failed(event["version"], problem)
+        report["checked"]["draws"] += len(ledger)
+
+
+def _check_v1(events: list, report: dict) -> None:
+    """Version 1: the chain over the clear events, the commitment, the salt, every draw."""
+    prev = GENESIS
+    game_id = events[0]["data"].get("id")
+    commitment = events[0]["data"].get("seed_commitment")
+    game_salt = seed = None
+    for i, event in enumerate(events, start=1):
+        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+            raise Failed(i, "not an event")
+        if event.get("version") != i:
+            raise Failed(i, f"expected version {i}, found {event.get('version')!r}")
+        if event.get("prev") != prev:
+            raise Failed(i, "prev does not match the hash of the event before")
+        if event.get("hash") != event_hash(event):
+            raise Failed(i, "hash does not match the event's content")
+        prev = event["hash"]
+        report["checked"]["chain"] += 1
+        data = event["data"]
+        if "salt" in data:
+            if data["salt"] != salt(data.get("client_seeds") or []):
+                raise Failed(i, "salt is not SHA-256 of the client seeds")
+            game_salt = data["salt"]
+        if "server_seed" in data:
+            try:
+                seed = bytes.fromhex(data["server_seed"])
+            except (TypeError, ValueError):
+                raise Failed(i, "server_seed is not hex") from None
+            if hashlib.sha256(seed).hexdigest() != commitment:
+                raise Failed(i, "server_seed does not match the commitment of event 1")
+            report["seed_revealed"] = True
+    if seed is None:
+        return
+    for event in events:
+        ledger = event["data"].get("rng")
+        if not ledger:
+            continue
+        if not isinstance(ledger, list):
+            raise Failed(event["version"], "rng is not a list")
         problem = replay_ledger(seed, game_id, game_salt or "", event["version"], ledger)
         if problem:
-            return fail(event["version"], problem)
-        report["draws_checked"] += len(ledger)
-    return report
+            raise Failed(event["version"], problem)
+        report["checked"]["draws"] += len(ledger)

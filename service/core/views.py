@@ -1,6 +1,9 @@
-"""What a caller may see: the game view of API.md and redacted events.
+"""What a caller may see: the game view of API.md, and each event as the caller receives it.
 
-Seat `None` is a spectator. Once the game has ended everybody sees every event in full.
+Seat `None` is a spectator. An event is served in its sealed form (FAIRNESS.md, version 2):
+each value the caller may not see is `{"sealed": digest}`; each one it may see is in clear with
+its nonce in `openings`, so every caller can recompute the chain. Once the game has ended
+everybody sees every value, with its opening.
 """
 
 from __future__ import annotations
@@ -8,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .state import game_of
-
-_GENERIC = {"created", "seat_taken", "ended"}
+from .clocks import due_timers
+from .fairness import nonce
+from .sealing import replaced, sealed_form, secrets, sees
+from .state import awaited, game_of, legal_actions
 
 
 def public_seats(state: dict) -> list[dict]:
@@ -39,15 +43,14 @@ _FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
     "options": lambda state, seat: state["options"],
     "seats": lambda state, seat: public_seats(state),
     "you": lambda state, seat: seat,
-    "to_move": lambda state, seat: game_of(state).to_move(state) if _playing(state) else [],
-    "legal_actions": lambda state, seat: (
-        game_of(state).legal_actions(state, seat) if _playing(state) and seat is not None else []
-    ),
+    "to_move": lambda state, seat: awaited(state),
+    "legal_actions": legal_actions,
     "table": lambda state, seat: game_of(state).view(state, seat),
     "rounds": lambda state, seat: game_of(state).rounds(state),
     "result": lambda state, seat: state["result"],
     "seed_commitment": lambda state, seat: state["seed_commitment"],
-    "clocks": lambda state, seat: dict(_clocks(state)) if _playing(state) else {},
+    "fairness": lambda state, seat: state.get("fairness", 1),
+    "clocks": lambda state, seat: dict(due_timers(state)) if _playing(state) else {},
 }
 
 
@@ -79,14 +82,50 @@ class LazyView(Mapping):
         return len(_FIELDS)
 
 
-def _clocks(state: dict) -> list[tuple[str, str]]:
-    from .command import due_timers  # the clocks are the command side's; views only show them
-
-    return due_timers(state)
+_INTERNAL = ("digests",)
 
 
-def redact_event(event: dict, seat: int | None, state: dict) -> dict:
-    """The event as `seat` may see it, given the game's current state."""
-    if state["status"] == "finished" or event["type"] in _GENERIC:
+def shown_event(event: dict, seat: int | None, state: dict, server_seed: bytes) -> dict:
+    """`event` as `seat` may see it now (`state` is the game's latest state)."""
+    if "sealed" not in event:
+        return _shown_v1(event, seat, state)
+    pointers = event["sealed"]
+    if not pointers:
+        out = {k: v for k, v in event.items() if k not in _INTERNAL}
+        out["openings"] = {}
+        return out
+    found = secrets(game_of(state), event, state["options"])
+    version = event["version"]
+    hidden, openings = [], {}
+    for p, d in zip(pointers, event["digests"], strict=True):
+        secret = found.get(p)
+        if secret is not None and sees(secret, seat, version, state):
+            openings[p] = nonce(server_seed, state["id"], version, p).hex()
+        else:
+            hidden.append((p, d))
+    out = sealed_form({**event, "sealed": [p for p, _ in hidden]}, [d for _, d in hidden])
+    out["sealed"] = pointers
+    out["hash"] = event["hash"]
+    out["openings"] = openings
+    return out
+
+
+def closed_as_null(event: dict) -> dict:
+    """A served event with each value the caller may not see as null: what tie audits read."""
+    closed = [p for p in event.get("sealed", ()) if p not in event.get("openings", {})]
+    return replaced(event, dict.fromkeys(closed)) if closed else event
+
+
+def _shown_v1(event: dict, seat: int | None, state: dict) -> dict:
+    """A game of FAIRNESS.md version 1 (stored before version 2): its events hash the clear
+    values, so while it runs they are served without `hash` and `prev` (those would leak), and
+    each value the caller may not see is null."""
+    if state["status"] == "finished":
         return event
-    return game_of(state).redact(event, seat, state["options"])
+    found = secrets(game_of(state), event, state["options"])
+    version = event["version"]
+    nulls = {p: None for p, s in found.items() if not sees(s, seat, version, state)}
+    out = replaced(event, nulls) if nulls else dict(event)
+    out.pop("hash", None)
+    out.pop("prev", None)
+    return out

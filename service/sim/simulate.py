@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import random
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
 
 from ..core.clock import utc_now
-from ..games import GAMES, resolve_options
+from ..core.options import resolve_options
+from ..core.registry import GAMES
 from .table import Table
 
 
@@ -19,8 +19,8 @@ def seats_for(game: str, options: dict, bots: list[str]) -> list[dict]:
     module = GAMES[game]
     count = module.seat_count(resolve_options(module, options))
     for bot in bots:
-        if bot not in module.BOTS:
-            raise ValueError(f"no bot {bot!r} for {game}; bots: {', '.join(module.BOTS)}")
+        if bot not in module.bots:
+            raise ValueError(f"no bot {bot!r} for {game}; bots: {', '.join(module.bots)}")
     return [{"bot": bots[i % len(bots)]} for i in range(count)]
 
 
@@ -33,11 +33,11 @@ def play(game: str, options: dict, seats: list[dict], seed: bytes, index: int) -
         options,
         seats,
         seed=game_seed,
-        game_id=f"sim{index}",
+        game_id=f"{index:016x}",
         clock=lambda: now,
         simulation=True,
     )
-    table.play_out(random.Random(game_seed))  # noqa: S311 - bots' whims, not the game's chance
+    table.play_out()
     return table.state
 
 

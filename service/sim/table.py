@@ -7,15 +7,15 @@ join, act, bots, replay) can be exercised and measured here.
 from __future__ import annotations
 
 import hashlib
-import random
-from collections.abc import Mapping
 from typing import Any
 
-from ..core import command
+from ..core import bots, command
 from ..core.clock import utc_now
-from ..core.state import bot_seats, fold, game_of
-from ..core.views import LazyView, game_view
-from ..games import GAMES, resolve_options
+from ..core.options import resolve_options
+from ..core.registry import GAMES
+from ..core.sealing import FAIRNESS
+from ..core.state import awaited, bot_seats, fold, game_of
+from ..core.views import closed_as_null, game_view, shown_event
 
 
 class Table:
@@ -31,6 +31,7 @@ class Table:
         game_id: str = "local",
         clock=utc_now,
         simulation: bool = False,
+        fairness: int = FAIRNESS,
     ) -> None:
         """With `simulation` the table skips what only a stored game needs: events are not
         sealed into the hash chain, the state moves on in place instead of being copied per
@@ -57,6 +58,7 @@ class Table:
             test=True,
             deal=deal,
             sealed=not simulation,
+            fairness_version=fairness,
         )
         self.events: list[dict] = list(cmd.events)
         self.state = cmd.state
@@ -106,47 +108,57 @@ class Table:
     def view(self, seat: int | None) -> dict:
         return game_view(self.state, seat)
 
-    def _bot_view(self, seat: int) -> Mapping:
-        return LazyView(self.state, seat) if self.simulation else game_view(self.state, seat)
+    def shown(self, event: dict, seat: int | None) -> dict:
+        """An event as `seat` may see it now (sealed values it may not see stay sealed)."""
+        return shown_event(event, seat, self.state, self.seed)
 
-    def bot_move(self, seat: int, rng: random.Random, bot: str | None = None) -> list[dict]:
+    def export(self) -> list[dict]:
+        """The log as a spectator receives it now: once the game has ended, every value in
+        clear with its opening (what `batayo export` writes)."""
+        return [self.shown(e, None) for e in self.events]
+
+    def ties(self, seat: int | None) -> list[dict]:
+        """The game's tie audit, from the events as `seat` may see them now."""
+        audit = self.game.ties
+        return audit([closed_as_null(self.shown(e, seat)) for e in self.events]) if audit else []
+
+    def bot_move(self, seat: int, bot: str | None = None) -> list[dict]:
         """Let the seat's bot (or the named one) choose from the seat's view, and play it."""
-        name = bot or bot_seats(self.state)[seat]
-        action = self.game.BOTS[name](self._bot_view(seat), rng)
+        action = bots.choose(self.state, seat, self.seed, bot, lazy=self.simulation)
         return self.act(seat, action, actor="bot")
 
-    def play_out(self, rng: random.Random, bots: dict[int, str] | None = None, limit: int = 10**7):
-        """Play bots for every awaited seat until the game ends (or `limit` actions)."""
-        game = self.game
-        chosen = {**bot_seats(self.state), **(bots or {})}
-        moves = {seat: game.BOTS[name] for seat, name in chosen.items()}
+    def play_out(self, chosen: dict[int, str] | None = None, limit: int = 10**7) -> None:
+        """Play bots for every awaited seat until the game ends (or `limit` actions): each
+        seat's own bot, or the one `chosen` names for it."""
+        chosen = {**bot_seats(self.state), **(chosen or {})}
         if self.simulation:
-            return self._simulate_out(moves, rng, limit)
+            return self._simulate_out(chosen, limit)
         for _ in range(limit):
             state = self.state
             if state["status"] != "playing":
                 return
-            seat = game.to_move(state)[0]
-            self.act(seat, moves[seat](self._bot_view(seat), rng), actor="bot")
+            seat = awaited(state)[0]
+            self.bot_move(seat, chosen[seat])
         raise RuntimeError("game did not end")
 
-    def _simulate_out(self, moves: dict, rng: random.Random, limit: int) -> None:
+    def _simulate_out(self, chosen: dict[int, str], limit: int) -> None:
         """`play_out` for a simulation: one command moves the state on in place for the whole
         game, at one instant (the clock is read once), and the seat comes from `to_move`, so it
         needs no check of its right to act."""
         state = self.state
-        to_move = self.game.to_move
         cmd = command.Command(state, self.seed, self.clock(), "bot", sealed=False, owned=True)
         events = self.events
         try:
             for _ in range(limit):
-                awaited = to_move(state)
-                if not awaited:
+                seats = awaited(state)
+                if not seats:
                     if state["status"] == "playing":
                         raise RuntimeError("a game under way awaits no seat")
                     return
-                seat = awaited[0]
-                cmd.decide(seat, moves[seat](LazyView(state, seat), rng))
+                seat = seats[0]
+                cmd.decide(
+                    seat, bots.choose(state, seat, self.seed, chosen[seat], lazy=True), "bot"
+                )
                 events += cmd.events
         except Exception:
             self._back_to_log()

@@ -48,7 +48,28 @@ local last = upto == '+' and '+' or (upto .. '-0')
 return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last)}
 """
 
+# KEYS: the ticket. ARGV: now (epoch seconds). A seed ticket is taken once: 'ok' and the seed,
+# or why not ('unknown', 'used', 'expired'); the record stays a day past its expiry so that a
+# late or repeated use is told apart from a ticket that never was.
+_TAKE_TICKET = """
+local t = redis.call('HMGET', KEYS[1], 'seed', 'expires', 'used')
+if not t[1] then return {'unknown', ''} end
+if t[3] then return {'used', ''} end
+if tonumber(t[2]) <= tonumber(ARGV[1]) then return {'expired', ''} end
+redis.call('HSET', KEYS[1], 'used', '1')
+return {'ok', t[1]}
+"""
+
+# KEYS: meta. ARGV: field, value pairs, the first being the seed. Set only if the game has no
+# seed yet (a fixed test id may be taken).
+_CREATE_META = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+return 1
+"""
+
 IDEMPOTENCY_TTL_S = 24 * 3600
+TICKET_KEPT_S = 24 * 3600
 
 
 class Conflict(Exception):
@@ -81,6 +102,8 @@ class Store:
         self.redis = client
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
+        self._take_ticket = client.register_script(_TAKE_TICKET)
+        self._create_meta = client.register_script(_CREATE_META)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -143,6 +166,30 @@ class Store:
     def set_meta(self, game_id: str, fields: dict[str, str]) -> None:
         self.redis.hset(key(game_id, "meta"), mapping=fields)
 
+    def create_meta(self, game_id: str, fields: dict[str, str]) -> bool:
+        """Set a new game's meta (its seed first); False if the game exists already."""
+        flat = ["seed", fields["seed"]]
+        for name, value in fields.items():
+            if name != "seed":
+                flat += [name, value]
+        return bool(self._create_meta(keys=[key(game_id, "meta")], args=flat))
+
+    def issue_ticket(self, ticket: str, seed_hex: str, expires: int, ttl_s: int) -> None:
+        name = f"seedticket:{ticket}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(name, mapping={"seed": seed_hex, "expires": expires})
+        pipe.expire(name, ttl_s + TICKET_KEPT_S)
+        pipe.execute()
+
+    def take_ticket(self, ticket: str, now: int) -> tuple[str, str]:
+        """('ok', seed hex) the first time a live ticket is taken, else why not."""
+        status, seed = self._take_ticket(keys=[f"seedticket:{ticket}"], args=[now])
+        return status.decode(), seed.decode()
+
+    def claim_sweep(self, due: str, every_s: int) -> bool:
+        """Whether this process schedules the next sweep (one chain, however many workers)."""
+        return bool(self.redis.set("sweep:next", due, nx=True, ex=max(1, every_s - 1)))
+
     def index(self, game_id: str, game: str, status: str, created_ms: int) -> None:
         """Record the game in the listing indexes (newest first by creation time)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -169,6 +216,9 @@ class Store:
 
     def settle_claim(self, name: str, record: dict) -> None:
         self.redis.set(f"idem:{name}", json.dumps(record), ex=IDEMPOTENCY_TTL_S)
+
+    def release_claim(self, name: str) -> None:
+        self.redis.delete(f"idem:{name}")
 
     def meta(self, game_id: str) -> dict[str, str]:
         raw = self.redis.hgetall(key(game_id, "meta"))

@@ -1,54 +1,35 @@
 """La Bataille (`bataille`): RULES.md, Bataille section (seed 004), with its variants.
 
-The rules in `rules.py`, what each seat sees in `view.py`, the bots in `bots.py`, the tie
+The declarative header (actions, events and what they hide) in `header.py`, the rules in
+`rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py`, the tie
 audit in `audit.py`.
-
-Table state: each seat's `packs` (top first) and `won` pile, who is `out`, the `pot` on the table
-(cards in the order they reached it), what each contender has `put` in the current step (the
-round's turn is step 0, each bataille one more), and the cards set `aside` out of play.
 """
 
 from __future__ import annotations
 
-from .audit import ties
-from .bots import BOTS
-from .rules import (
-    NAME,
-    OPTIONS,
-    TITLE,
-    apply,
-    cards,
-    check_deal,
-    decide,
-    deck,
-    legal_actions,
-    rounds,
-    seat_count,
-    setup,
-    start,
-    to_move,
-    waiting_reason,
-)
-from .view import redact, view
+from ...core.game import Game
+from . import audit, bots, header, rules, view
 
-__all__ = [
-    "BOTS",
-    "NAME",
-    "OPTIONS",
-    "TITLE",
-    "apply",
-    "cards",
-    "check_deal",
-    "decide",
-    "deck",
-    "legal_actions",
-    "redact",
-    "rounds",
-    "seat_count",
-    "setup",
-    "start",
-    "ties",
-    "to_move",
-    "view",
-    "waiting_reason",
-]
+GAME = Game(
+    name="bataille",
+    title="La Bataille",
+    options=rules.OPTIONS,
+    seat_count=rules.seat_count,
+    seat_range=(2, 6),
+    actions=header.ACTIONS,
+    events=header.EVENTS,
+    deck=rules.deck,
+    setup=rules.setup,
+    start=rules.start,
+    decide=rules.decide,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    legal_actions=rules.legal_actions,
+    view=view.view,
+    cards=rules.cards,
+    rounds=rules.rounds,
+    bots=bots.BOTS,
+    check_deal=rules.check_deal,
+    waiting_reason=rules.waiting_reason,
+    ties=audit.ties,
+)

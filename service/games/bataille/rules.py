@@ -21,8 +21,6 @@ from ...core.game import (
     result,
 )
 
-NAME = "bataille"
-TITLE = "La Bataille"
 OPTIONS = [
     Option("players", 2, min=2, max=6, doc="2 to 6 players"),
     Option("deck", 52, choices=(32, 52), doc="32 (7 to A) or 52 cards"),
@@ -82,7 +80,7 @@ def start(cmd, deal: dict | None) -> None:
         packs = check_deal(deal, options)
         aside = left_out(deck(options), packs)
     else:
-        cards = cmd.rng.shuffle(deck(options), "deck")
+        cards = cmd.rng.shuffle(deck(options), "deck", deck=True)
         keep = len(cards) - len(cards) % n
         aside = cards[keep:]
         packs = [[] for _ in range(n)]
@@ -101,8 +99,6 @@ def _need(state: dict) -> int:
 
 
 def to_move(state: dict) -> list[int]:
-    if state["status"] != "playing":
-        return []
     t = state["table"]
     put, out = t["put"], t["out"]
     return [s for s in t["contenders"] if put[s] is None and not out[s]]
@@ -127,11 +123,9 @@ def _available(state: dict, seat: int) -> list[str]:
     return pack + t["won"][seat] if len(pack) < _need(state) else list(pack)
 
 
-def legal_actions(state: dict, seat: int | None) -> list[dict]:
-    if seat not in to_move(state):
-        return []
+def legal_actions(state: dict, seat: int) -> list[dict]:
     if state["options"]["variant"] != "ouverte":
-        return [{"type": _FLIP}]
+        return [{"type": "flip"}]
     cards = _available(state, seat)
     if _need(state) == 1:
         return [{"type": "play", "card": c} for c in cards]
@@ -152,15 +146,9 @@ def _turn_pack(cmd, seat: int) -> None:
     cmd.emit("pack_turned", data, actor="server")
 
 
-_FLIP = "flip"
-
-
 def decide(cmd, seat: int, action: dict) -> None:
     state = cmd.state
-    kind = action.get("type")
-    if state["options"]["variant"] != "ouverte":
-        if kind != _FLIP or len(action) != 1:  # exactly {"type": "flip"}
-            raise bad_action('in this variant the only action is {"type": "flip"}')
+    if action["type"] == "flip":  # the framework offers `flip` outside `ouverte` only
         t = state["table"]
         need = 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
         if len(t["packs"][seat]) < need and t["won"][seat]:
@@ -176,12 +164,8 @@ def _decide_open(cmd, seat: int, action: dict) -> None:
     """Bataille ouverte: the seat chooses its card(s); committed face down, revealed together."""
     state = cmd.state
     need = _need(state)
-    allowed = {"type", "card", "down"} if need == 2 else {"type", "card"}
-    if action.get("type") != "play" or not set(action) <= allowed or "card" not in action:
-        shape = (
-            '{"type": "play", "card": C, "down": D}' if need == 2 else '{"type": "play", "card": C}'
-        )
-        raise bad_action(f"here the action is {shape}")
+    if need == 1 and "down" in action:
+        raise bad_action('no card goes face down outside a bataille: {"type": "play", "card": C}')
     if need == 2 and "down" not in action:
         raise RuleError("down_card_required", "in a bataille you also choose a face-down card")
     cards = [action["card"], *([action["down"]] if need == 2 else [])]

@@ -36,26 +36,3 @@ def view(state: dict, seat: int | None) -> dict:
         if t["put"][seat]:
             out["your_down"] = list(t["put"][seat]["down"])
     return out
-
-
-def redact(event: dict, seat: int | None, options: dict) -> dict:
-    """Hide face-down cards and pack orders; in `ouverte` a seat sees its own pack and choices."""
-    d, kind = event["data"], event["type"]
-    ouverte = options["variant"] == "ouverte"
-    own = d.get("seat") == seat and seat is not None
-    ouverte_own = own and ouverte
-    hidden: dict = {}
-    if kind == "dealt":
-        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
-        if seat is not None and ouverte:
-            hidden["packs"][seat] = d["packs"][seat]
-        hidden["aside"] = [None] * len(d["aside"])
-    elif kind == "pack_turned" and "order" in d and not ouverte_own:
-        hidden["order"] = [None] * len(d["order"])
-    elif kind in ("flipped", "short") and not ouverte_own:
-        hidden["down"] = [None] * len(d["down"])
-    elif kind == "committed" and not own:
-        hidden.update(card=None, down=[None] * len(d["down"]))
-    if hidden and "rng" in d:
-        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
-    return {**event, "data": {**d, **hidden}} if hidden else event

@@ -1,50 +1,37 @@
-"""Batak (`batak`): RULES.md, Batak section (seed 002). The rules live in `rules`, the bots and
-the hint in `bots`; this package exposes the game-module interface of `service.games.base`."""
+"""Batak (`batak`): RULES.md, Batak section (seed 002), auction and team.
+
+The declarative header (actions, events and what they hide) in `header.py`, the rules in
+`rules.py`, what each seat sees of the table in `view.py`, the bots and the hint in `bots.py`,
+the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `stats.py`.
+"""
 
 from __future__ import annotations
 
-from .audit import ties
-from .bots import BOTS, hint
-from .rules import (
-    NAME,
-    OPTIONS,
-    TITLE,
-    apply,
-    cards,
-    check_deal,
-    decide,
-    deck,
-    legal_actions,
-    rounds,
-    seat_count,
-    setup,
-    start,
-    to_move,
-    waiting_reason,
-)
-from .stats import summarize
-from .view import redact, view
+from ...core.game import Game
+from . import audit, bots, header, rules, stats, view
 
-__all__ = [
-    "BOTS",
-    "NAME",
-    "OPTIONS",
-    "TITLE",
-    "apply",
-    "cards",
-    "check_deal",
-    "decide",
-    "deck",
-    "hint",
-    "legal_actions",
-    "redact",
-    "rounds",
-    "seat_count",
-    "setup",
-    "start",
-    "summarize",
-    "ties",
-    "to_move",
-    "view",
-    "waiting_reason",
-]
+GAME = Game(
+    name="batak",
+    title="Batak",
+    options=rules.OPTIONS,
+    seat_count=rules.seat_count,
+    seat_range=(4, 4),
+    actions=header.ACTIONS,
+    events=header.EVENTS,
+    deck=rules.deck,
+    setup=rules.setup,
+    start=rules.start,
+    decide=rules.decide,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    legal_actions=rules.legal_actions,
+    view=view.view,
+    cards=rules.cards,
+    rounds=rules.rounds,
+    bots=bots.BOTS,
+    check_deal=rules.check_deal,
+    waiting_reason=rules.waiting_reason,
+    ties=audit.ties,
+    hint=bots.hint,
+    summarize=stats.summarize,
+)

@@ -549,40 +549,10 @@ def expert(view: dict, rng: BotRng) -> dict:
     return _expert(view, rng)[0]
 
 
-class _SplitMix:
-    """A small deterministic generator for `hint` (the rules package imports no `random`)."""
-
-    def __init__(self, seed: int) -> None:
-        self.x = seed & 0xFFFFFFFFFFFFFFFF
-
-    def _next(self) -> int:
-        self.x = (self.x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = self.x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    def random(self) -> float:
-        return (self._next() >> 11) / float(1 << 53)
-
-    def randrange(self, start: int, stop: int | None = None) -> int:
-        lo, hi = (0, start) if stop is None else (start, stop)
-        return lo + self._next() % (hi - lo)
-
-    def choice(self, seq):
-        return seq[self.randrange(len(seq))]
-
-    def shuffle(self, x: list) -> None:
-        for i in range(len(x) - 1, 0, -1):
-            j = self.randrange(i + 1)
-            x[i], x[j] = x[j], x[i]
-
-
-def hint(view: dict) -> dict:
+def hint(view: dict, rng: BotRng) -> dict:
     """The expert's suggested action for the viewing seat, with a one-line reason."""
     if not view.get("legal_actions"):
         return {"action": None, "reason": "you have nothing to do now"}
-    rng = _SplitMix(view.get("version", 0) * 4 + (view.get("you") or 0))
     action, reason = _expert(view, rng)
     return {"action": action, "reason": reason}
 

@@ -80,16 +80,3 @@ def view(state: dict, seat: int | None) -> dict:
         out["team_tricks"] = [sum(t["tricks_taken"][s] for s in u) for u in units]
         out["team_totals"] = [t["totals"][u[0]] for u in units]
     return out
-
-
-def redact(event: dict, seat: int | None, options: dict) -> dict:
-    """The deal is the only hidden thing: each seat sees its own hand; the shuffle that made the
-    hands shows every card, so its ledger entry is hidden from all until the end."""
-    if event["type"] != "dealt":
-        return event
-    d = event["data"]
-    hands = [list(h) if s == seat else [None] * len(h) for s, h in enumerate(d["hands"])]
-    hidden: dict[str, Any] = {"hands": hands}
-    if "rng" in d:
-        hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
-    return {**event, "data": {**d, **hidden}}

@@ -1,14 +1,5 @@
-"""What each seat (or a spectator, seat None) may see of a BATAYO game.
-
-Hidden while the game runs:
-- pack orders (the deal's shuffles, and with `gather: random` the order won cards go under a
-  pack): nobody, the owner included, sees a face-down pack;
-- a hand: only its owner (the cards drawn into it, the cards leaving play with it);
-- a committed card: only its owner, until the step's reveal;
-- a card taken at random in a BATAYO and put face down: only the player it was taken from (it
-  left their hand under their eyes); the taker takes blind and puts it face down unseen. It is
-  turned face up with the cards of its step's reveal, so the tie audit is complete.
-"""
+"""What each seat (or a spectator, seat None) sees of a BATAYO table; what each event hides
+from whom is declared in `header.py`."""
 
 from __future__ import annotations
 
@@ -73,31 +64,3 @@ def view(state: dict, seat: int | None) -> dict:
         out["hand"] = list(t["hands"][seat])
         out["your_card"] = t["committed"][seat]
     return out
-
-
-def _hidden_ledger(d: dict) -> list[dict]:
-    return [{"op": e["op"], "why": e["why"], "hidden": True} for e in d.get("rng", [])]
-
-
-def redact(event: dict, seat: int | None, options: dict) -> dict:
-    d, kind = event["data"], event["type"]
-    hidden: dict = {}
-    if kind == "dealt":
-        hidden["packs"] = [[None] * len(p) for p in d["packs"]]
-    elif kind == "drew":
-        hidden["cards"] = [
-            list(cs) if s == seat else [None] * len(cs) for s, cs in enumerate(d["cards"])
-        ]
-    elif kind in ("committed", "taken") and d["card"] is not None:
-        knower = d["seat"] if kind == "committed" else d["from"]
-        if knower != seat:
-            hidden["card"] = None
-    elif kind == "trick_won" and options.get("gather") == "random":
-        hidden["order"] = [None] * len(d["order"])
-    elif kind == "out" and d["seat"] != seat:
-        hidden["cards"] = [None] * len(d["cards"])
-    if not hidden:
-        return event
-    if "rng" in d:
-        hidden["rng"] = _hidden_ledger(d)
-    return {**event, "data": {**d, **hidden}}

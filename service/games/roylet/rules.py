@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from ...core.cards import deck as full_deck
 from ...core.cards import rank
-from ...core.game import RuleError, bad_action, check_dealt, not_your_turn, result
+from ...core.game import Option, RuleError, bad_action, check_dealt, not_your_turn, result
 
 KING, ALLIES = 0, (1, 2)
 BATTLES = 10
@@ -42,6 +42,19 @@ KING_OF_HEARTS = "KH"
 NINE_OF_HEARTS = "9H"
 KING_DEALT, ALLY_DEALT = 7, 10
 FACES = ("down", "up")
+
+OPTIONS = [
+    Option("rounds", 12, min=1, max=1000, doc="counted rounds the King must survive"),
+    Option("losing_streak", 3, min=1, max=1000, doc="rounds lost in a row that end the game"),
+    Option(
+        "max_replays", 12, min=0, max=1000, doc="void rounds in a row allowed; one more: a draw"
+    ),
+]
+
+
+def seat_count(options: dict) -> int:
+    return 3
+
 
 # Rule 3, on a doubled scale so the 9 of hearts fits between two ranks: 2..9, J Q K 10 A.
 _STRENGTH = {str(n): 2 * n for n in range(2, 10)} | {"J": 22, "Q": 24, "K": 26, "10": 28, "A": 30}
@@ -139,7 +152,9 @@ def _deal(cmd, round_: int, deal: dict | None = None) -> None:
         dealt = {c for h in hands for c in h}
         out = [c for c in full_deck() if c not in dealt]
     else:
-        cards = cmd.rng.shuffle(others(), f"round {round_}: the cards that are not royals")
+        cards = cmd.rng.shuffle(
+            others(), f"round {round_}: the cards that are not royals", deck=True
+        )
         a, b = KING_DEALT, KING_DEALT + ALLY_DEALT
         hands = [[*ROYALS, *cards[:a]], cards[a:b], cards[b : b + ALLY_DEALT]]
         out = cards[b + ALLY_DEALT :]
@@ -159,9 +174,9 @@ def _played(t: dict, seat: int) -> bool:
 
 
 def to_move(state: dict) -> list[int]:
-    if state["status"] != "playing" or state["table"]["phase"] != "battle":
-        return []
     t = state["table"]
+    if t["phase"] != "battle":
+        return []
     if t["put"]["down"] is not None and t["put"]["up"] is not None:
         return [KING]
     return [s for s in ALLIES if not _played(t, s)]
@@ -171,9 +186,7 @@ def _faces_left(t: dict) -> list[str]:
     return [f for f in FACES if t["put"][f] is None]
 
 
-def legal_actions(state: dict, seat: int | None) -> list[dict]:
-    if seat not in to_move(state):
-        return []
+def legal_actions(state: dict, seat: int) -> list[dict]:
     t = state["table"]
     hand = t["hands"][seat]
     if seat == KING:
@@ -206,8 +219,7 @@ def waiting_reason(state: dict, seat: int) -> RuleError:
 
 def decide(cmd, seat: int, action: dict) -> None:
     t = cmd.state["table"]
-    keys = {"type", "card"} if seat == KING else {"type", "card", "face"}
-    if action.get("type") != "play" or set(action) != keys:
+    if (seat == KING) == ("face" in action):
         shape = (
             '{"type": "play", "card": C} (the King always plays face up)'
             if seat == KING
@@ -225,8 +237,6 @@ def decide(cmd, seat: int, action: dict) -> None:
         _resolve(cmd)
         return
     face = action["face"]
-    if face not in FACES:
-        raise bad_action('face must be "down" or "up"')
     if t["put"][face] is not None:
         raise RuleError(
             "face_taken",

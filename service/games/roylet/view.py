@@ -1,9 +1,5 @@
-"""What each seat of BatailleRoylet may see: the view and redacted events.
-
-Hidden while the game runs: every hand but the viewer's own (an Ally never sees the other Ally's
-hand: the Allies get no channel), the 20 cards out of play, the face-down card of the current
-battle until it is turned (its owner sees it), and the deal's shuffle ledger.
-"""
+"""What each seat of BatailleRoylet (or a spectator) sees of the table; what each event hides
+from whom is declared in `header.py`."""
 
 from __future__ import annotations
 
@@ -54,20 +50,3 @@ def view(state: dict, seat: int | None) -> dict:
     if seat is not None:
         out["hand"] = list(t["hands"][seat])
     return out
-
-
-def redact(event: dict, seat: int | None, options: dict) -> dict:
-    """Hide other seats' hands and the cards out of play in a deal, and a face-down card from
-    everyone but its owner until `revealed` turns it."""
-    d, kind = event["data"], event["type"]
-    hidden: dict = {}
-    if kind == "dealt":
-        hidden["hands"] = [
-            list(h) if s == seat else [None] * len(h) for s, h in enumerate(d["hands"])
-        ]
-        hidden["out"] = [None] * len(d["out"])
-        if "rng" in d:
-            hidden["rng"] = [{"op": e["op"], "why": e["why"], "hidden": True} for e in d["rng"]]
-    elif kind == "played" and d.get("face") == "down" and d["seat"] != seat:
-        hidden["card"] = None
-    return {**event, "data": {**d, **hidden}} if hidden else event

@@ -8,7 +8,7 @@ from pathlib import Path
 from service.sim.table import Table
 
 # What the reliability tests checked (cases, games, actions); conftest prints it after the run.
-COUNTS = Path(__file__).resolve().parent / "artifacts" / "counts.json"
+COUNTS = Path(__file__).resolve().parents[1] / "artifacts" / "counts.json"
 
 SEED = bytes(range(32))
 
@@ -51,3 +51,27 @@ def record_counts(values: dict) -> None:
         counts = {}
     counts.update(values)
     COUNTS.write_text(json.dumps(counts, indent=2, sort_keys=True) + "\n")
+
+
+def own(event: dict) -> dict:
+    """An event's data as its game wrote it: without the cause the framework records."""
+    return {k: v for k, v in event["data"].items() if k != "cause"}
+
+
+def is_sealed(value) -> bool:
+    """A value served sealed (FAIRNESS.md: `{"sealed": digest}`), not in clear."""
+    return isinstance(value, dict) and set(value) == {"sealed"} and len(value["sealed"]) == 64
+
+
+def without_decks(blob):
+    """`blob` (an event, its data, any JSON) without the input of each `"deck": true` draw: the
+    canonical deck, which only says which cards exist (FAIRNESS.md), never where they are."""
+    if isinstance(blob, dict):
+        return {
+            k: without_decks(v)
+            for k, v in blob.items()
+            if not (k == "input" and blob.get("deck") is True)
+        }
+    if isinstance(blob, list):
+        return [without_decks(v) for v in blob]
+    return blob

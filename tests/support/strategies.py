@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from service.games import GAMES
+from service.core.registry import GAMES
 
 
 @st.composite
 def options_for(draw, game: str) -> dict:
     """Every option with choices drawn; player counts drawn; caps kept small so games stay short."""
     options: dict = {}
-    for option in GAMES[game].OPTIONS:
+    for option in GAMES[game].options:
         if option.choices is not None:
             options[option.name] = draw(st.sampled_from(option.choices))
         elif option.name == "players":
@@ -26,10 +26,10 @@ def games(draw, names: list[str] | None = None) -> dict:
     """A game to play: its name, options, seed and one bot a seat."""
     game = draw(st.sampled_from(names or sorted(GAMES)))
     options = draw(options_for(game))
-    from service.games import resolve_options
+    from service.core.options import resolve_options
 
     count = GAMES[game].seat_count(resolve_options(GAMES[game], options))
-    bots = draw(st.lists(st.sampled_from(sorted(GAMES[game].BOTS)), min_size=count, max_size=count))
+    bots = draw(st.lists(st.sampled_from(sorted(GAMES[game].bots)), min_size=count, max_size=count))
     return {
         "game": game,
         "options": options,

@@ -10,7 +10,7 @@ from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAP
 from openapi_core.templating.paths.exceptions import PathNotFound
 from werkzeug.test import EnvironBuilder
 
-SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
+SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 _openapi = OpenAPI.from_file_path(
     str(SPEC),
     config=Config(extra_media_type_deserializers={"application/problem+json": json.loads}),

@@ -1,0 +1,145 @@
+"""What every route shares: JSON answers, checked bodies and queries, the caller's seat, the
+game id, and the engine's refusals as problems."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from flask import Response, current_app, request
+from marshmallow import Schema, ValidationError
+
+from ..core.game import RuleError
+from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
+from . import schemas
+from .problems import Problem
+
+GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+def engine() -> Engine:
+    return current_app.extensions["batayo.engine"]
+
+
+def ok(body: Any, status: int = 200, **headers: str) -> Response:
+    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    response.headers.update(headers)
+    return response
+
+
+def body_of(schema: Schema | None = None) -> dict:
+    """The JSON body, checked by `schema` (if any); 400 on anything malformed."""
+    raw = request.get_data()
+    if request.mimetype != "application/json":
+        raise Problem(415, "unsupported_media_type", "send the body as application/json")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise Problem(400, "invalid_request", "the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise Problem(400, "invalid_request", "expected a JSON object")
+    return checked(schema, data) if schema is not None else data
+
+
+def checked(schema: Schema, data: Any) -> dict:
+    if not isinstance(data, dict):
+        raise Problem(400, "invalid_request", "expected a JSON object")
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        raise invalid(exc) from None
+
+
+def query(schema: Schema) -> dict:
+    try:
+        args = schemas.query_args(request.args)
+    except ValidationError as exc:
+        raise invalid(exc) from None
+    return checked(schema, args)
+
+
+def invalid(exc: ValidationError) -> Problem:
+    return Problem(400, "invalid_request", _flatten(exc.messages), errors=exc.messages)
+
+
+def _flatten(messages: Any, prefix: str = "") -> str:
+    if isinstance(messages, dict):
+        return "; ".join(_flatten(v, f"{prefix}{k}.") for k, v in messages.items())
+    if isinstance(messages, list):
+        return "; ".join(
+            _flatten(m, prefix) if isinstance(m, dict | list) else f"{prefix.rstrip('.')}: {m}"
+            for m in messages
+        )
+    return f"{prefix.rstrip('.')}: {messages}"
+
+
+def game_id_checked(game_id: str) -> str:
+    """Ids are 16 hex digits; anything else never reaches Redis."""
+    if not GAME_ID.match(game_id):
+        raise Problem(404, "not_found", "no such game")
+    return game_id
+
+
+def require(game_id: str) -> None:
+    """404 unless the game exists (no round trip for a game the engine holds)."""
+    if not engine().exists(game_id_checked(game_id)):
+        raise Problem(404, "not_found", "no such game")
+
+
+def load(game_id: str, at: int | None = None) -> dict:
+    try:
+        return engine().load(game_id_checked(game_id), at)
+    except NotFound:
+        if at is not None:
+            raise Problem(404, "not_found", f"this game has no version {at}") from None
+        raise Problem(404, "not_found", "no such game") from None
+
+
+def caller(game_id: str, required: bool = False) -> int | None:
+    """The seat the bearer token acts for; None for a spectator."""
+    header = request.headers.get("Authorization")
+    if not header:
+        if required:
+            raise Problem(401, "unauthorized", "act with Authorization: Bearer <your seat's token>")
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Problem(401, "unauthorized", "use Authorization: Bearer <token>")
+    try:
+        return engine().seat_of(game_id, token.strip())
+    except PermissionError:
+        raise Problem(403, "forbidden", "this token belongs to another game") from None
+    except LookupError:
+        raise Problem(401, "unauthorized", "unknown token for this game") from None
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise Problem(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    return key
+
+
+def refusals(route: Callable) -> Callable:
+    """The engine's refusals as problems: a rule, a stale If-Match, a reused key."""
+
+    @wraps(route)
+    def wrapped(*args: Any, **kwargs: Any) -> Response:
+        try:
+            return route(*args, **kwargs)
+        except RuleError as exc:
+            raise Problem(exc.status, exc.code, exc.detail) from None
+        except Stale as exc:
+            raise Problem(
+                412,
+                "version_mismatch",
+                f"the game is at version {exc.current}",
+                version=exc.current,
+            ) from None
+        except IdempotencyMismatch as exc:
+            raise Problem(422, "idempotency_key_reused", str(exc)) from None
+
+    return wrapped

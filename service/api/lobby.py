@@ -1,0 +1,63 @@
+"""The lobby: the games on offer and their lifecycle (rules, seed tickets, create, list, join)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from ..core.options import options_of
+from ..core.registry import GAMES
+from . import schemas
+from .http import body_of, engine, idempotency_key, ok, query, refusals, require
+
+bp = Blueprint("lobby", __name__, url_prefix="/v1")
+# one instance each: building a marshmallow schema costs more than loading a body with it
+CREATE_GAME_SCHEMA = schemas.CreateGame()
+JOIN_SCHEMA = schemas.Join()
+LIST_QUERY_SCHEMA = schemas.ListQuery()
+
+
+@bp.get("/rules")
+def rules() -> Response:
+    games = []
+    for name, game in GAMES.items():
+        low, high = game.seat_range
+        games.append(
+            {
+                "id": name,
+                "title": game.title,
+                "seats": {"min": low, "max": high},
+                "options": [o.describe() for o in options_of(game)],
+                "bots": list(game.bots),
+            }
+        )
+    return ok({"games": games})
+
+
+@bp.post("/seeds")
+def seed_ticket() -> Response:
+    """A server seed committed before the caller chooses its client seed (FAIRNESS.md)."""
+    return ok(engine().seed_ticket(), 201)
+
+
+@bp.post("/games")
+@refusals
+def create() -> Response:
+    body = body_of(CREATE_GAME_SCHEMA)
+    answer = engine().create(body, idempotency_key(), request.remote_addr or "")
+    return ok(answer, 201, Location=f"/v1/games/{answer['id']}")
+
+
+@bp.get("/games")
+def listing() -> Response:
+    q = query(LIST_QUERY_SCHEMA)
+    games, more = engine().listing(q.get("game"), q.get("status"), q["offset"], q["limit"])
+    next_offset = q["offset"] + q["limit"] if more else None
+    return ok({"games": games, "next_offset": next_offset})
+
+
+@bp.post("/games/<game_id>/join")
+@refusals
+def join(game_id: str) -> Response:
+    require(game_id)
+    body = body_of(JOIN_SCHEMA)
+    return ok(engine().join(game_id, body, idempotency_key(), request.remote_addr or ""))

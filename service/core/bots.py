@@ -1,0 +1,75 @@
+"""The one place a bot is chosen and seeded: the seat's own bot, the timeout bot of a seat
+whose clock ran out, or the hint's adviser. Each sees only its seat's view and draws from a
+stream derived from the server seed (FAIRNESS.md), so nobody can predict its next move from
+public data, while the same game (a simulation's seed) plays the same way again."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from .fairness import secret_rng
+from .state import bot_seats, game_of
+from .views import LazyView, game_view
+
+T = TypeVar("T")
+
+
+class _Whims:
+    """A bot's random source, made on its first draw (most moves draw nothing)."""
+
+    __slots__ = ("_args", "_rng")
+
+    def __init__(self, *args: Any) -> None:
+        self._args = args
+        self._rng: random.Random | None = None
+
+    def _get(self) -> random.Random:
+        if self._rng is None:
+            self._rng = secret_rng(*self._args)
+        return self._rng
+
+    def random(self) -> float:
+        return self._get().random()
+
+    def choice(self, seq: Sequence[T]) -> T:
+        return self._get().choice(seq)
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        return self._get().randrange(start, stop)
+
+    def shuffle(self, x: list) -> None:
+        self._get().shuffle(x)
+
+
+def whims(state: dict, server_seed: bytes, seat: int, purpose: str = "bot") -> _Whims:
+    return _Whims(server_seed, state["id"], state["version"], seat, purpose)
+
+
+def bot_of(state: dict, seat: int) -> str:
+    return bot_seats(state)[seat]
+
+
+def choose(
+    state: dict, seat: int, server_seed: bytes, bot: str | None = None, lazy: bool = False
+) -> dict:
+    """The action bot `bot` (by default the seat's own) plays for `seat` now. `lazy`: the view's
+    fields are worked out as the bot reads them (valid until the state moves on)."""
+    game = game_of(state)
+    name = bot or bot_of(state, seat)
+    view: Mapping = LazyView(state, seat) if lazy else game_view(state, seat)
+    return game.bots[name](view, whims(state, server_seed, seat))
+
+
+def timeout_action(state: dict, seat: int, server_seed: bytes) -> dict:
+    """What the game's `timeout_bot` plays for a seat whose clock ran out."""
+    return choose(state, seat, server_seed, state["options"]["timeout_bot"])
+
+
+def hint(state: dict, seat: int, server_seed: bytes) -> dict | None:
+    """The game's adviser's suggestion for `seat`, or None if the game offers no hints."""
+    advise = game_of(state).hint
+    if advise is None:
+        return None
+    return advise(game_view(state, seat), whims(state, server_seed, seat, "hint"))

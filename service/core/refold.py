@@ -1,0 +1,152 @@
+"""Verification with the rules (FAIRNESS.md, "What verification checks"): the log is refolded
+from its first event, and every batch of events (the events one request or job wrote, the
+first carrying its `cause`) must be exactly what the rules write from the state before it, that
+cause and the random stream: compared on type, actor, data and sealed.
+
+So an illegal move, a changed result, a deal other than the shuffle of the game's own deck, or
+any event the rules would not write fails at its version. `at` is taken as written, checked
+only never to decrease and never to fire a clock before it was due; a test game's fixed deal
+is accepted as written; which legal action a bot chose is not checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import command
+from .clocks import due_timers
+from .game import RuleError
+from .options import resolve_options
+from .registry import GAMES
+from .state import BadLog, apply, bot_seats, clone, initial
+
+COMPARED = ("type", "actor", "data", "sealed")
+
+
+class Failed(Exception):
+    """The first version where the log is not what it should be, and why."""
+
+    def __init__(self, version: Any, reason: str) -> None:
+        super().__init__(reason)
+        self.version, self.reason = version, reason
+
+
+def refold(events: list[dict], seed: bytes, report: dict) -> None:
+    """Raise Failed at the first version the rules disagree with; count the batches checked."""
+    state = initial()
+    at = ""
+    i = 0
+    while i < len(events):
+        first = events[i]
+        cause = first["data"].get("cause")
+        if not isinstance(cause, dict) or len(cause) != 1:
+            raise Failed(first["version"], "an event the rules did not write (no cause)")
+        j = i + 1
+        while j < len(events) and "cause" not in events[j]["data"]:
+            j += 1
+        batch = events[i:j]
+        for event in batch:
+            if not isinstance(event.get("at"), str) or event["at"] < at:
+                raise Failed(event["version"], "time goes backwards")
+            at = event["at"]
+        try:
+            written = _reproduce(state, cause, first, seed)
+        except RuleError as exc:
+            raise Failed(first["version"], f"the rules refuse it: {exc.detail}") from None
+        except Failed:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, BadLog) as exc:
+            raise Failed(first["version"], f"the rules cannot replay it ({exc!r})") from None
+        _compare(written, batch)
+        state = clone(state)
+        for event in batch:
+            apply(state, event)
+        report["checked"]["play"] += 1
+        i = j
+    if state.get("status") != "finished":
+        raise Failed(len(events), "the log ends before the game does")
+
+
+def _compare(written: list[dict], recorded: list[dict]) -> None:
+    for k, event in enumerate(recorded):
+        if k >= len(written):
+            raise Failed(event["version"], f"the rules write no `{event['type']}` here")
+        ours = written[k]
+        for name in COMPARED:
+            if ours.get(name) != event.get(name):
+                raise Failed(
+                    event["version"],
+                    f"the rules write another {name} here (`{ours['type']}`, not `{event['type']}`)",
+                )
+    if len(written) > len(recorded):
+        raise Failed(
+            recorded[-1]["version"] + 1, f"the rules write `{written[len(recorded)]['type']}` next"
+        )
+
+
+def _reproduce(state: dict, cause: dict, first: dict, seed: bytes) -> list[dict]:
+    kind, detail = next(iter(cause.items()))
+    at, data = first["at"], first["data"]
+    if kind == "create":
+        return _create(data, seed, at)
+    if state.get("status") is None or state["version"] == 0:
+        raise Failed(first["version"], "the game was not created first")
+    if kind == "join":
+        if first["type"] != "seat_taken" or data.get("seat") != detail.get("seat"):
+            raise Failed(first["version"], "a join must take the first open seat")
+        cmd, _ = command.join(state, seed, data["name"], data.get("client_seed"), at)
+        return cmd.events
+    if kind == "action":
+        return _action(state, detail, first, seed)
+    if kind == "timer":
+        due = detail.get("due")
+        keys = [k for k, d in due_timers(state) if d == due and not k.startswith("move:")]
+        if not keys:
+            raise Failed(first["version"], "no clock of the game was due then")
+        if at < due:
+            raise Failed(first["version"], "a clock fired before it was due")
+        cmd = command.fire(state, seed, keys[0], at)
+        return cmd.events
+    raise Failed(first["version"], f"unknown cause {kind!r}")
+
+
+def _create(data: dict, seed: bytes, at: str) -> list[dict]:
+    game = GAMES.get(data.get("game"))
+    if game is None:
+        raise Failed(1, f"unknown game {data.get('game')!r}")
+    options = data.get("options")
+    try:
+        if not isinstance(options, dict) or resolve_options(game, options) != options:
+            raise Failed(1, "the options are not the game's options, each with its value")
+    except ValueError as exc:
+        raise Failed(1, f"bad options: {exc}") from None
+    seats = data.get("seats")
+    if not isinstance(seats, list) or len(seats) != game.seat_count(options):
+        raise Failed(1, "the game does not have these seats")
+    deal = data.get("deal")
+    if deal is not None and not data.get("test"):
+        raise Failed(1, "only a test game may have a fixed deal")
+    cmd = command.create(
+        data["id"], game.name, options, seats, seed, at, bool(data.get("test")), deal
+    )
+    return cmd.events
+
+
+def _action(state: dict, detail: Any, first: dict, seed: bytes) -> list[dict]:
+    if not isinstance(detail, dict):
+        raise Failed(first["version"], "a malformed cause")
+    seat, by, body = detail.get("seat"), detail.get("by"), detail.get("body")
+    bots = bot_seats(state)
+    if by == "seat" and seat in bots:
+        raise Failed(first["version"], "a bot's seat acted as a person")
+    if by == "bot" and seat not in bots:
+        raise Failed(first["version"], "a person's seat acted as a bot")
+    if by == "clock":
+        due = dict(due_timers(state)).get(f"move:{seat}")
+        if due is None or first["at"] < due:
+            raise Failed(first["version"], "a move clock that was not due played for its seat")
+    if by not in ("seat", "bot", "clock"):
+        raise Failed(first["version"], f"unknown actor {by!r}")
+    actor = seat if by == "seat" else by
+    cmd = command.act(state, seed, seat, body, first["at"], actor)
+    return cmd.events

@@ -1,0 +1,64 @@
+"""The games this service offers: every built-in game under `service/games/`, and the extra
+ones a setting names (`BATAYO_EXTRA_GAMES=module:attribute,...`, for a test's toy game).
+
+The core never imports a game: the registry loads them by name on first use, so the rules sit
+above the framework that runs them, and a fifth game is one more package under `service/games/`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+
+from .game import Game
+
+BUILTIN = "service.games"
+
+
+class Registry(Mapping[str, Game]):
+    def __init__(self) -> None:
+        self._games: dict[str, Game] | None = None
+
+    def _loaded(self) -> dict[str, Game]:
+        if self._games is None:
+            found = list(importlib.import_module(BUILTIN).builtin())
+            for spec in filter(None, os.environ.get("BATAYO_EXTRA_GAMES", "").split(",")):
+                found.append(load(spec.strip()))
+            self._games = {}
+            for game in sorted(found, key=lambda g: g.name):
+                self._add(game)
+        return self._games
+
+    def _add(self, game: Game) -> None:
+        if not isinstance(game, Game):
+            raise TypeError(f"{game!r} is not a Game")
+        if game.name in (self._games or {}):
+            raise ValueError(f"two games are named {game.name!r}")
+        self._games[game.name] = game
+
+    def register(self, game: Game) -> None:
+        """Offer one more game (a test's toy game) until `unregister`."""
+        self._loaded()
+        self._add(game)
+
+    def unregister(self, name: str) -> None:
+        self._loaded().pop(name, None)
+
+    def __getitem__(self, name: str) -> Game:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+def load(spec: str) -> Game:
+    """`package.module:NAME` (default attribute `GAME`)."""
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr or "GAME")
+
+
+GAMES = Registry()

@@ -1,0 +1,305 @@
+"""The shapes of what a game declares: action bodies, event payloads, its table and result.
+
+One small vocabulary serves three jobs: the framework checks an action body against the game's
+action shapes (a 400 that names the field, before the rules are asked), the contract is
+generated from the same declarations (`to_schema`, JSON Schema as OpenAPI 3.1 takes it), and a
+`Hidden` field says who may see a value while the game runs (sealing, FAIRNESS.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import CARD_RE, SUITS
+
+
+class ShapeError(ValueError):
+    """A value that does not have its declared shape; the message says why, in words."""
+
+
+class Shape:
+    """A kind of JSON value: `check` returns the value or raises ShapeError; `schema` is its
+    JSON Schema."""
+
+    def check(self, value: Any, where: str) -> Any:
+        return value
+
+    def schema(self) -> dict:
+        return {}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Card(Shape):
+    """A card written rank then suit: `10H`, `QS`."""
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not CARD_RE.match(value):
+            raise ShapeError(
+                f"{where}: {value!r} is not a card: write rank (2-10, J, Q, K, A) then suit "
+                "(S, H, D, C), e.g. 10H"
+            )
+        return value
+
+    def schema(self) -> dict:
+        return {"type": "string", "pattern": CARD_RE.pattern, "examples": ["QH"]}
+
+
+@dataclass(frozen=True)
+class Suit(Shape):
+    def check(self, value: Any, where: str) -> str:
+        if value not in SUITS:
+            raise ShapeError(f"{where}: must be one of S, H, D, C")
+        return value
+
+    def schema(self) -> dict:
+        return {"type": "string", "enum": list(SUITS)}
+
+
+@dataclass(frozen=True)
+class Int(Shape):
+    min: int | None = None
+    max: int | None = None
+
+    def check(self, value: Any, where: str) -> int:
+        if not _is_int(value):
+            raise ShapeError(f"{where}: must be a whole number")
+        if (self.min is not None and value < self.min) or (
+            self.max is not None and value > self.max
+        ):
+            raise ShapeError(f"{where}: must be between {self.min} and {self.max}")
+        return value
+
+    def schema(self) -> dict:
+        out: dict[str, Any] = {"type": "integer"}
+        if self.min is not None:
+            out["minimum"] = self.min
+        if self.max is not None:
+            out["maximum"] = self.max
+        return out
+
+
+@dataclass(frozen=True)
+class Choice(Shape):
+    values: tuple[Any, ...]
+
+    def check(self, value: Any, where: str) -> Any:
+        if not any(v == value and type(v) is type(value) for v in self.values):
+            allowed = ", ".join(map(str, self.values))
+            raise ShapeError(f"{where}: must be one of {allowed}")
+        return value
+
+    def schema(self) -> dict:
+        return {"enum": list(self.values)}
+
+
+@dataclass(frozen=True)
+class Text(Shape):
+    max: int = 200
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or len(value) > self.max:
+            raise ShapeError(f"{where}: must be text of at most {self.max} characters")
+        return value
+
+    def schema(self) -> dict:
+        return {"type": "string", "maxLength": self.max}
+
+
+@dataclass(frozen=True)
+class Bool(Shape):
+    def check(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise ShapeError(f"{where}: must be true or false")
+        return value
+
+    def schema(self) -> dict:
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class Nullable(Shape):
+    of: Shape
+
+    def check(self, value: Any, where: str) -> Any:
+        return None if value is None else self.of.check(value, where)
+
+    def schema(self) -> dict:
+        inner = self.of.schema()
+        return {"anyOf": [inner, {"type": "null"}]} if inner else {}
+
+
+@dataclass(frozen=True)
+class ListOf(Shape):
+    of: Shape
+    max: int | None = None
+
+    def check(self, value: Any, where: str) -> list:
+        if not isinstance(value, list) or (self.max is not None and len(value) > self.max):
+            raise ShapeError(f"{where}: must be a list")
+        return [self.of.check(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+    def schema(self) -> dict:
+        out: dict[str, Any] = {"type": "array", "items": self.of.schema()}
+        if self.max is not None:
+            out["maxItems"] = self.max
+        return out
+
+
+@dataclass(frozen=True)
+class Obj(Shape):
+    """An object with these fields (an `Opt` field may be absent); nothing else."""
+
+    fields: Mapping[str, Shape]
+    title: str | None = None
+    extra: bool = False  # other fields allowed (an open object)
+
+    def check(self, value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            raise ShapeError(f"{where}: must be an object")
+        unknown = [k for k in value if k not in self.fields]
+        if unknown and not self.extra:
+            raise ShapeError(f"{where}: unknown field {unknown[0]!r}")
+        out = dict(value)
+        for name, shape in self.fields.items():
+            if name in value:
+                out[name] = shape.check(value[name], f"{where}.{name}" if where else name)
+            elif not isinstance(shape, Opt):
+                raise ShapeError(f"{where + '.' if where else ''}{name}: required")
+        return out
+
+    def schema(self) -> dict:
+        out: dict[str, Any] = {
+            "type": "object",
+            "properties": {k: s.schema() for k, s in self.fields.items()},
+            "required": [k for k, s in self.fields.items() if not isinstance(s, Opt)],
+            "additionalProperties": self.extra,
+        }
+        if self.title:
+            out["title"] = self.title
+        return out
+
+
+@dataclass(frozen=True)
+class Opt(Shape):
+    """A field that may be absent."""
+
+    of: Shape
+
+    def check(self, value: Any, where: str) -> Any:
+        return self.of.check(value, where)
+
+    def schema(self) -> dict:
+        return self.of.schema()
+
+
+ANY = Shape()
+CARDS = ListOf(Card())
+SEAT = Int(0, 15)
+
+# -- who may see a value: sealed values (FAIRNESS.md) -------------------------------------------
+
+EACH = "each"  # a list indexed by seat: element i is seat i's
+Audience = Callable[[dict, dict], "int | str | None"]
+
+
+@dataclass(frozen=True)
+class Hidden(Shape):
+    """A value some callers may not see while the game runs; it is sealed in the chain.
+
+    - `to`: who sees it: None (nobody until the end), the name of a field of the same object
+      that holds a seat (`"seat"`, `"from"`; `"actor"` in an action body: the acting seat),
+      `EACH` (a list whose element i only seat i sees), or a function of (data, options)
+      giving one of these;
+    - `until="reveal"`: everybody sees it once a later event of a kind the game marks
+      `reveals` has happened (a committed card turned face up);
+    - `when`: a function of (data, options) saying whether the value is hidden at all. Like
+      `to`, it may read only what every caller sees (FAIRNESS.md: which values are sealed
+      depends only on public information);
+    - `items`: a list whose length is public, each element sealed on its own (a caller sees
+      how many cards lie face down, as at the table).
+    """
+
+    of: Shape = ANY
+    to: str | Audience | None = None
+    until: str = "end"
+    when: Callable[[dict, dict], bool] | None = None
+    items: bool = False
+
+    def check(self, value: Any, where: str) -> Any:
+        return self.of.check(value, where)
+
+    def schema(self) -> dict:
+        return self.of.schema()
+
+    def audience(self, data: dict, options: dict) -> int | str | None:
+        to = self.to(data, options) if callable(self.to) else self.to
+        if to is None or to == EACH:
+            return to
+        seat = data.get(to) if isinstance(to, str) else to
+        return seat if _is_int(seat) else None
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Who may see the inputs and outputs of the draws an event records (`data.rng`)."""
+
+    input: Hidden | None = None
+    output: Hidden | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event type a game writes: its data fields (a `Hidden` field is sealed), the rule for
+    its ledger, and whether it turns face up every value hidden `until="reveal"` before it."""
+
+    fields: Mapping[str, Shape] = field(default_factory=dict)
+    ledger: Ledger | None = None
+    reveals: bool = False
+    actor: str = "server"  # "server", "seat" (the acting seat), "clock"
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action body: `{"type": type, **fields}`; `available(options)` says whether the game's
+    options offer it at all."""
+
+    type: str
+    fields: Mapping[str, Shape] = field(default_factory=dict)
+    doc: str = ""
+    available: Callable[[dict], bool] | None = None
+
+    def body(self) -> Obj:
+        return Obj({"type": Choice((self.type,)), **self.fields}, title=self.type)
+
+
+def check_action(actions: list[Action], options: dict, body: Any) -> dict:
+    """The body if it is one of the game's actions, as its shape says; else ShapeError."""
+    if not isinstance(body, dict):
+        raise ShapeError("an action is a JSON object")
+    offered = [a for a in actions if a.available is None or a.available(options)]
+    by_type = {a.type: a for a in offered}
+    kind = body.get("type")
+    if kind not in by_type:
+        kinds = ", ".join(repr(a.type) for a in offered)
+        raise ShapeError(f"type: this game's actions are {kinds}")
+    return by_type[kind].body().check(body, "")
+
+
+_POINTER_ESCAPE = re.compile(r"[~/]")
+
+
+def pointer(*tokens: str | int) -> str:
+    """A JSON Pointer (RFC 6901) under /data: `pointer("hands", 2)` is `/data/hands/2`."""
+    parts = ("data", *tokens)
+    return "".join(
+        "/" + _POINTER_ESCAPE.sub(lambda m: "~0" if m.group() == "~" else "~1", str(t))
+        for t in parts
+    )

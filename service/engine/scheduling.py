@@ -1,0 +1,121 @@
+"""What became due, and the jobs that do it: bot moves and clocks (RQ jobs, or the embedded
+worker's). What is due is derived from the state alone, so a late, repeated or lost job
+changes nothing that a sweep cannot restore."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..core import bots
+from ..core.clocks import due_timers
+from ..core.game import add_seconds
+from ..core.state import awaited, bot_seats
+
+if TYPE_CHECKING:
+    from . import Engine
+
+
+def job_id(*parts: str) -> str:
+    """An RQ job id (letters, digits, `_` and `-` only), one per clock and due time."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(parts))
+
+
+class Scheduler:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @property
+    def dispatcher(self):
+        return self.engine.dispatcher
+
+    def schedule(self, before: dict | None, state: dict) -> None:
+        """Enqueue the bots' job if a bot is awaited, and each clock new since `before`."""
+        if self.dispatcher is None or state["status"] != "playing":
+            return
+        game_id, version = state["id"], state["version"]
+        seats = bot_seats(state)
+        if any(seat in seats for seat in awaited(state)):
+            self.dispatcher.enqueue(
+                "bot_moves", (game_id, version), job_id=f"bots-{game_id}-{version}"
+            )
+        old = set(due_timers(before)) if before else set()
+        for timer_key, due in due_timers(state):
+            if (timer_key, due) not in old:
+                self.enqueue_timer(game_id, timer_key, due)
+
+    def enqueue_timer(self, game_id: str, timer_key: str, due: str, *tag: str) -> None:
+        """A clock's job at its due time; one job id per clock and due time (and `tag`)."""
+        self.dispatcher.enqueue(
+            "fire_timer",
+            (game_id, timer_key),
+            at=due,
+            job_id=job_id("timer", game_id, timer_key, due, *tag),
+        )
+
+    def bot_moves(self, game_id: str, version: int) -> str:
+        """The bots' job at `version`: every bot awaited there plays, in seat order (a
+        simultaneous choice is one job, not one per bot), then what became due is enqueued.
+        Nothing happens if the game has moved on, so a late or repeated job changes nothing."""
+        from . import Stale
+
+        engine = self.engine
+        start = engine.load(game_id)
+        if start["version"] != version or start["status"] != "playing":
+            return "stale"
+        seed, seats = engine.games.seed(game_id), bot_seats(start)
+        state, played = start, 0
+        for seat in [s for s in awaited(start) if s in seats]:
+            if seat not in awaited(state):
+                continue
+            action = bots.choose(state, seat, seed)
+            try:
+                _, state = engine.act(
+                    game_id, seat, action, expected=state["version"], actor="bot", schedule=False
+                )
+            except Stale:
+                return "interrupted"  # whoever moved in between has enqueued what is due
+            played += 1
+        if not played:
+            return "idle"
+        self.schedule(start, state)
+        return "played"
+
+    def fire_timer(self, game_id: str, timer_key: str) -> str:
+        from . import MAX_RETRIES
+
+        engine = self.engine
+        for _ in range(MAX_RETRIES):
+            state = engine.load(game_id)
+            now = engine.clock()
+            cmd = engine.fire(state, timer_key, now)
+            if cmd is None:
+                due = dict(due_timers(state)).get(timer_key)
+                if due is not None and due > now and self.dispatcher is not None:
+                    self.enqueue_timer(game_id, timer_key, due, now)  # woken early: again
+                return "not due"
+            if engine.append_or_retry(game_id, state, cmd):
+                self.schedule(state, cmd.state)
+                return "fired"
+        return "busy"
+
+    def due(self, game_id: str) -> None:
+        """Enqueue again whatever the game is waiting for (a sweep after lost jobs)."""
+        self.schedule(None, self.engine.load(game_id))
+
+    def sweep(self, again_in_s: int = 0) -> int:
+        """Restore the due work of every game in play: what is due is derived from the log, so
+        after a crash (jobs lost, workers killed) this makes every game move again. Jobs that
+        did survive only run twice, which changes nothing. With `again_in_s` the sweep comes
+        back after that long (one chain only, however many workers started one). Returns how
+        many games it saw."""
+        engine = self.engine
+        count = 0
+        for game_id in engine.store.playing():
+            self.due(game_id)
+            count += 1
+        if again_in_s and self.dispatcher is not None:
+            due = add_seconds(engine.clock(), again_in_s)
+            if engine.store.claim_sweep(due, again_in_s):
+                self.dispatcher.enqueue("sweep", (again_in_s,), at=due, job_id=job_id("sweep", due))
+        return count

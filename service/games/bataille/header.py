@@ -1,0 +1,104 @@
+"""La Bataille's declarative header: its actions, and the events it writes with what each
+hides from whom while the game runs (RULES.md, Bataille)."""
+
+from __future__ import annotations
+
+from ...core.shapes import (
+    CARDS,
+    EACH,
+    SEAT,
+    Action,
+    Card,
+    Choice,
+    Event,
+    Hidden,
+    Int,
+    Ledger,
+    ListOf,
+    Nullable,
+    Obj,
+    Opt,
+)
+
+
+def ouverte(options: dict) -> bool:
+    return options["variant"] == "ouverte"
+
+
+def _own_in_ouverte(data: dict, options: dict) -> str | None:
+    """In `ouverte` a seat sees its own pack (it chooses from it); otherwise nobody does."""
+    return "seat" if ouverte(options) else None
+
+
+def _random_gather(data: dict, options: dict) -> bool:
+    return options["gather"] == "random"
+
+
+ACTIONS = [
+    Action("flip", doc="turn your next card(s)", available=lambda o: not ouverte(o)),
+    Action(
+        "play",
+        {
+            "card": Hidden(Card(), to="actor", until="reveal"),
+            "down": Opt(Hidden(Card(), to="actor")),
+        },
+        doc="ouverte: the card to play face up (and in a bataille the face-down one)",
+        available=ouverte,
+    ),
+]
+
+_SEAT_PACK = Hidden(CARDS, to=_own_in_ouverte, when=_random_gather)
+
+EVENTS = {
+    "dealt": Event(
+        {
+            "packs": Hidden(ListOf(CARDS), to=lambda d, o: EACH if ouverte(o) else None),
+            "aside": Hidden(CARDS),
+        },
+        ledger=Ledger(output=Hidden(CARDS)),
+        doc="rule 1: the deck shuffled and dealt one at a time; the odd cards set aside",
+    ),
+    "pack_turned": Event(
+        {"seat": SEAT, "count": Int(0), "order": Opt(_SEAT_PACK)},
+        ledger=Ledger(input=_SEAT_PACK, output=_SEAT_PACK),
+        doc="rule 5: an empty pack replaced by the won pile (shuffled with `gather: random`)",
+    ),
+    "flipped": Event(
+        {"seat": SEAT, "up": Card(), "down": Hidden(CARDS, items=True)},
+        actor="seat",
+        doc="rule 2: the top card turned (in a bataille, one face down first)",
+    ),
+    "committed": Event(
+        {
+            "seat": SEAT,
+            "card": Hidden(Card(), to="seat", until="reveal"),
+            "down": Hidden(CARDS, to="seat", items=True),
+        },
+        actor="seat",
+        doc="ouverte: the chosen card(s), face down until every contender has chosen",
+    ),
+    "revealed": Event(
+        {"up": Obj({}, extra=True)},
+        reveals=True,
+        doc="ouverte: every contender's face-up card turned at once",
+    ),
+    "short": Event(
+        {
+            "seat": SEAT,
+            "up": Nullable(Card()),
+            "down": Hidden(CARDS, items=True),
+            "out": Choice((True, False)),
+        },
+        doc="rule 6: a contender without enough cards for the bataille",
+    ),
+    "bataille": Event(
+        {"seats": ListOf(SEAT), "round": Int(1), "step": Int(1)},
+        doc="rule 4: a tie for the highest card, between the tied players only",
+    ),
+    "took": Event(
+        {"seat": SEAT, "count": Int(0), "round": Int(1)},
+        doc="rule 3: the single highest card takes every card on the table",
+    ),
+    "left_play": Event({"count": Int(0)}, doc="rule 6: every player of a bataille is out"),
+    "out": Event({"seat": SEAT, "reason": Choice(("no_cards",))}, doc="rule 7"),
+}

@@ -1,0 +1,102 @@
+"""BatailleRoylet's declarative header: its action, and the events it writes with what each
+hides from whom while the game runs (RULES.md, BatailleRoylet).
+
+Hidden while the game runs: every hand but the viewer's own (an Ally never sees the other
+Ally's hand: the Allies get no channel), the 20 cards out of play, and the face-down card of a
+battle until it is turned (its owner sees it).
+"""
+
+from __future__ import annotations
+
+from ...core.shapes import (
+    CARDS,
+    EACH,
+    SEAT,
+    Action,
+    Card,
+    Choice,
+    Event,
+    Hidden,
+    Int,
+    Ledger,
+    ListOf,
+    Obj,
+    Opt,
+)
+
+FACE = Choice(("down", "up"))
+SIDE = Choice(("king", "allies"))
+
+
+def _face_down(data: dict, options: dict) -> bool:
+    return data.get("face") == "down"
+
+
+ACTIONS = [
+    Action(
+        "play",
+        {
+            "card": Hidden(Card(), to="actor", until="reveal", when=_face_down),
+            "face": Opt(FACE),
+        },
+        doc='an Ally plays face "down" or "up" (first come takes the face); the King plays '
+        "without a face (always up)",
+    )
+]
+
+_TRICKS = Obj({"king": Int(0), "allies": Int(0)})
+
+EVENTS = {
+    "dealt": Event(
+        {"round": Int(1), "hands": Hidden(ListOf(CARDS), to=EACH), "out": Hidden(CARDS)},
+        ledger=Ledger(output=Hidden(CARDS)),
+        doc="rule 1: the royals to the King and 7 more, 10 to each Ally, 20 out of play",
+    ),
+    "played": Event(
+        {
+            "round": Int(1),
+            "battle": Int(1, 10),
+            "seat": SEAT,
+            "card": Hidden(Card(), to="seat", until="reveal", when=_face_down),
+            "face": FACE,
+        },
+        actor="seat",
+        doc="rule 2: a card played face up, or committed face down",
+    ),
+    "revealed": Event(
+        {"round": Int(1), "battle": Int(1, 10), "seat": SEAT, "card": Card()},
+        reveals=True,
+        doc="rule 2: the face-down card turned",
+    ),
+    "trick": Event(
+        {
+            "round": Int(1),
+            "battle": Int(1, 10),
+            "taker": SIDE,
+            "cards": CARDS,
+            "seats": ListOf(SEAT),
+            "captured": CARDS,
+            "kings_taken": CARDS,
+        },
+        doc="rules 3-5: who takes the battle's three cards",
+    ),
+    "king_penalty": Event(
+        {"round": Int(1), "index": Int(0), "trick": CARDS},
+        doc="rule 6: the king of hearts lost, the King hands a trick to the Allies",
+    ),
+    "round_ended": Event(
+        {
+            "round": Int(1),
+            "result": Choice(("king", "allies", "void")),
+            "reason": Choice(("tricks", "forbidden_capture", "two_kings", "royals_unplayed")),
+            "tricks": _TRICKS,
+            "captured": CARDS,
+            "kings_taken": CARDS,
+            "battles": Int(0, 10),
+            "counted": Int(0),
+            "streak": Int(0),
+            "voids": Int(0),
+        },
+        doc="rules 5, 7, 8: the round's result",
+    ),
+}
