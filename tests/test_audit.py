@@ -105,16 +105,25 @@ def test_a_live_stream_shows_each_seat_only_what_it_may_see(real_redis):
     gid, (a, b) = created["id"], [s["token"] for s in created["seats"]]
     seen: dict[str, list] = {}
 
-    def watch(name: str, headers: dict) -> None:
-        seen[name] = read_stream(client, f"/v1/games/{gid}/stream?after=2", headers, limit=2)
+    def watch(name: str, headers: dict, after: int) -> None:
+        url = f"/v1/games/{gid}/stream?after={after}"
+        seen[name] = seen.get(name, []) + read_stream(client, url, headers, limit=1)
 
-    watchers = [
-        threading.Thread(target=watch, args=("b", auth(b))),
-        threading.Thread(target=watch, args=("spectator", {})),
-    ]
-    for w in watchers:
-        w.start()
+    def follow(after: int) -> list[threading.Thread]:
+        watchers = [
+            threading.Thread(target=watch, args=("b", auth(b), after)),
+            threading.Thread(target=watch, args=("spectator", {}, after)),
+        ]
+        for w in watchers:
+            w.start()
+        return watchers
+
+    # each watcher receives a's commit before b has committed: it is sealed then
+    watchers = follow(2)
     client.post(f"/v1/games/{gid}/actions", json={"type": "play", "card": "2S"}, headers=auth(a))
+    for w in watchers:
+        w.join(timeout=30)
+    watchers = follow(3)
     client.post(f"/v1/games/{gid}/actions", json={"type": "play", "card": "3H"}, headers=auth(b))
     for w in watchers:
         w.join(timeout=30)
