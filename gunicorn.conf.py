@@ -1,0 +1,38 @@
+"""gunicorn's settings for the API in production (the Docker image runs
+`gunicorn -c gunicorn.conf.py service.wsgi:app`; flags on the command line override these).
+
+gevent workers: each connection is a greenlet, so an open event stream costs a few kilobytes
+and no thread, and redis-py cooperates once gevent has patched the standard library (the worker
+does it before the app is loaded). Each worker process runs one follower per live game for all
+of its streams (service/live).
+"""
+
+import os
+import signal
+import threading
+
+bind = os.environ.get("BATAYO_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
+worker_class = "gevent"
+# streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
+# a full worker answers 503 `streams_full` rather than leaving connections unanswered
+worker_connections = 12_000
+keepalive = 5  # seconds an idle keep-alive connection is kept
+timeout = 30
+graceful_timeout = 10  # SIGTERM: requests under way get this long; streams end at once
+accesslog = None
+
+
+def post_worker_init(worker):
+    """SIGTERM also ends every event stream cleanly at once (clients resume with Last-Event-ID),
+    so the worker stops as soon as its requests under way are answered."""
+    from service.live import shutdown_all
+
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame):
+        if callable(previous):
+            previous(signum, frame)  # gunicorn's: stop accepting, finish requests under way
+        threading.Thread(target=shutdown_all, daemon=True).start()  # a greenlet under gevent
+
+    signal.signal(signal.SIGTERM, on_term)
