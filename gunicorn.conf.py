@@ -26,6 +26,9 @@ accesslog = None
 def post_worker_init(worker):
     """SIGTERM also ends every event stream cleanly at once (clients resume with Last-Event-ID),
     so the worker stops as soon as its requests under way are answered."""
+    import gevent
+    from gevent import monkey
+
     from service.live import shutdown_all
 
     previous = signal.getsignal(signal.SIGTERM)
@@ -33,6 +36,9 @@ def post_worker_init(worker):
     def on_term(signum, frame):
         if callable(previous):
             previous(signum, frame)  # gunicorn's: stop accepting, finish requests under way
-        threading.Thread(target=shutdown_all, daemon=True).start()  # a greenlet under gevent
+        if monkey.is_module_patched("threading"):  # gevent: the handler runs in its loop
+            gevent.spawn(shutdown_all)
+        else:
+            threading.Thread(target=shutdown_all, daemon=True).start()
 
     signal.signal(signal.SIGTERM, on_term)
