@@ -40,6 +40,13 @@ def _alive(pid: int) -> bool:
 
 def test_sigterm_ends_streams_cleanly_saves_and_exits_0_within_3_s(tmp_path):
     server = serve(tmp_path)
+    try:
+        _stop_with_sigterm(tmp_path, server)
+    finally:
+        server.stop()
+
+
+def _stop_with_sigterm(tmp_path, server) -> None:
     gid, tokens = new_game(server.port)
     flip(server.port, gid, tokens)
     stream = Stream(server.port, f"/v1/games/{gid}/stream")
@@ -64,6 +71,13 @@ def test_sigterm_ends_streams_cleanly_saves_and_exits_0_within_3_s(tmp_path):
 
 def test_a_second_ctrl_c_exits_at_once_and_still_stops_the_store(tmp_path):
     server = serve(tmp_path, {"BATAYO_GRACE_S": "30"})
+    try:
+        _two_ctrl_c(server, tmp_path)
+    finally:
+        server.stop()
+
+
+def _two_ctrl_c(server, tmp_path) -> None:
     store = _redis_of(tmp_path / "data")
     # a request under way (its body still coming) holds the first, graceful stop
     held = socket.create_connection(("127.0.0.1", server.port))
@@ -131,6 +145,13 @@ def test_one_server_per_data_folder(tmp_path):
 
 def test_the_production_command_ends_streams_and_stops_within_its_grace(tmp_path, redis_url):
     server = production(tmp_path, redis_url)
+    try:
+        _stop_production(server)
+    finally:
+        server.stop()
+
+
+def _stop_production(server) -> None:
     gid, _ = new_game(server.port)
     stream = Stream(server.port, f"/v1/games/{gid}/stream")
     stream.read(lambda s: len(s.messages) >= 2)
