@@ -21,6 +21,7 @@ import array
 import http.client
 import json
 import os
+import resource
 import selectors
 import signal
 import socket
@@ -245,6 +246,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         prober = threading.Thread(target=probe)
         prober.start()
         view = {"to_move": [0, 1], "status": "playing"}
+        conn.close()  # idle while the followers connected: the server may have closed it
         due = time.monotonic() + 0.5
         while due < stop and view["status"] == "playing":
             time.sleep(max(0.0, due - time.monotonic()))
@@ -264,6 +266,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         prober.join()
         cpu = _cpu(server.pid) - cpu0
         follow.wait(timeout=seconds + 60)
+        followers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the followers' process
         arrivals = array.array("d")
         with out.open("rb") as f:
             arrivals.frombytes(f.read())
@@ -275,6 +278,12 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
                 delivery.append((arrivals[i + 1] - answered[version]) * 1000)
                 got[version] = got.get(version, 0) + 1
         complete = sum(1 for v in answered if got.get(v, 0) == n)
+        worst: dict[int, float] = {}
+        for i in range(0, len(arrivals), 2):
+            version = int(arrivals[i])
+            if version in answered:
+                lag = (arrivals[i + 1] - answered[version]) * 1000
+                worst[version] = max(worst.get(version, 0.0), lag)
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -300,6 +309,10 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         "errors": errors,
         "kib_per_stream": (rss_after - rss_before) / n / 1024,
         "server_cpu_s": cpu,
+        "server_cpu_ms_per_action": cpu * 1000 / max(1, len(answered)),
+        "followers_cpu_s": followers_cpu.ru_utime + followers_cpu.ru_stime,
+        "slowest_action_deliveries_ms": sorted(worst.values())[-5:],
+        "action_ms_worst": sorted(action_ms)[-5:],
     }
 
 
