@@ -113,7 +113,16 @@ class Channel:
             return self.next_seq, self.state
 
     def batch(self, seq: int) -> Batch | None:
-        with self.lock:
+        if seq >= self.next_seq:
+            return None
+        batches = self.batches
+        try:  # without the lock: every stream of the game asks at each batch
+            found = batches[seq - batches[0].seq]
+            if found.seq == seq:
+                return found
+        except IndexError:
+            pass
+        with self.lock:  # the ring moved under us, or the reader fell behind it
             if seq >= self.next_seq:
                 return None
             oldest = self.batches[0].seq
@@ -276,6 +285,12 @@ class Subscription:
             if self.state["status"] == "finished" and self.after >= self.state["version"]:
                 return
             yield from self._live()
+        except redis.RedisError as exc:
+            # the store went away mid-stream: end it cleanly; the client resumes from its
+            # Last-Event-ID once the store answers again
+            log.warning(
+                "stream of %s ended: the store did not answer: %s", self.channel.game_id, exc
+            )
         finally:
             self.close()
 
