@@ -183,7 +183,8 @@ class Game:
     other way); `to_move(state)` the seats awaited while the game is playing (several for
     simultaneous choices); `view(state, seat)` the table as a seat (None: a spectator) sees it.
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
-    `seat_taken`, `ended`) are the framework's.
+    `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
+    bot waits before it plays, so that a person it plays with may choose first.
     """
 
     name: str
@@ -212,6 +213,7 @@ class Game:
     ties: Callable[[list[dict]], list[dict]] | None = None
     hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
+    bot_patience: Callable[[dict, Seat], float] | None = None
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     doc: str = ""

@@ -35,4 +35,5 @@ GAME = Game(
     waiting_reason=rules.waiting_reason,
     ties=audit.ties,
     summarize=stats.summarize,
+    bot_patience=rules.bot_patience,
 )
