@@ -29,7 +29,7 @@ def games_count(svc) -> int:
 def test_a_game_created_with_a_ticket_uses_the_seed_committed_before(svc):
     t = ticket(svc)
     assert len(t["ticket"]) >= 16 and len(t["seed_commitment"]) == 64 and t["expires_at"]
-    created = create(svc, seed_ticket=t["ticket"])
+    created = create(svc, seed_ticket=t["ticket"], options={"max_rounds": 30})
     assert created.status_code == 201, created.json
     assert created.json["seed_commitment"] == t["seed_commitment"]
     gid = created.json["id"]
