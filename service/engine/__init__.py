@@ -9,6 +9,7 @@ for, so a late or repeated job changes nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets as _secrets
 from datetime import datetime, timedelta
@@ -254,8 +255,14 @@ class Engine:
                 prior = self.store.idempotent(game_id, idem_hash)
                 if prior is not None:
                     return idempotency.replay_join(game_id, prior, fp, idem_key)
-            cmd, seat = command.join(
-                state, self.games.seed(game_id), body["name"], body.get("client_seed"), self.clock()
+            old_deal = None if "deal" in state else self.store.meta(game_id).get("deal")
+            cmd, seat = command.join(  # a test deal: in the state (v2) or the meta (v1)
+                state,
+                self.games.seed(game_id),
+                body["name"],
+                body.get("client_seed"),
+                self.clock(),
+                json.loads(old_deal) if old_deal else None,
             )
             token = tokens.new(game_id, seat)
             answer = {
