@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 
@@ -218,6 +219,10 @@ class Checker:
 
 
 SEALED_SIZE = len(json.dumps({"sealed": "0" * 64}))
+# CI samples versions (the counts are printed); HYPOTHESIS_PROFILE=deep sweeps every version,
+# caller and route
+DEEP = os.environ.get("HYPOTHESIS_PROFILE") == "deep"
+DENSE, STREAM = (1, 1) if DEEP else (5, 20)
 
 
 # -- playing and looking -----------------------------------------------------------------------
@@ -318,7 +323,7 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
             break
         version = state["version"]
         TOTALS["leak_versions"] += 1
-        look(version, dense=step % 5 == 0, stream=step % 20 == 0)
+        look(version, dense=step % DENSE == 0, stream=step % STREAM == 0)
         movers = client.get(f"/v1/games/{gid}").json["to_move"]
         seat = rng.choice(movers)
         legal = client.get(f"/v1/games/{gid}", headers=auth(tokens[seat])).json["legal_actions"]
@@ -349,7 +354,7 @@ def play_and_look(kind: str, options: dict, seed: int) -> list[str]:
     # replay: every version (a dense sample of long games) as every viewer, once the game is over
     events = engine.all_events(gid)
     last = len(events) - 1 if engine.load(gid)["status"] == "finished" else len(events)
-    ats = range(2, last + 1, max(1, last // 150))
+    ats = range(2, last + 1, 1 if DEEP else max(1, last // 150))
     playing = [at for at in ats if engine.load(gid, at)["status"] == "playing"]
     for viewer in viewers:
         k = trackers[viewer].update(events)
