@@ -227,3 +227,35 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"
+
+
+# what `declare` looks for in a game's modules, by `Game` field: the module-level name
+_DECLARED = {
+    "options": "OPTIONS",
+    "actions": "ACTIONS",
+    "events": "EVENTS",
+    "bots": "BOTS",
+    "table_shape": "TABLE",
+    "result_shape": "RESULT",
+    "deal_shape": "DEAL",
+}
+_FIELDS = [f for f in Game.__dataclass_fields__ if f not in ("name", "title", "seat_range", "doc")]
+
+
+def declare(
+    name: str, title: str, seat_range: tuple[int, int], *modules: Any, **given: Any
+) -> Game:
+    """A `Game` from the modules of its package: each field is taken from the first module
+    that defines it (`OPTIONS`, `ACTIONS`, `EVENTS`, `BOTS`, `TABLE`, `RESULT`, `DEAL`, and the
+    functions by their field's name: `start`, `decide`, `apply`, `view`, `ties`, ...), unless
+    given by keyword. A required field no module defines is an error at import."""
+    found = dict(given)
+    for field_name in _FIELDS:
+        if field_name in found:
+            continue
+        attr = _DECLARED.get(field_name, field_name)
+        for module in modules:
+            if hasattr(module, attr):
+                found[field_name] = getattr(module, attr)
+                break
+    return Game(name=name, title=title, seat_range=seat_range, **found)
