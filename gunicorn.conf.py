@@ -21,6 +21,9 @@ keepalive = 5  # seconds an idle keep-alive connection is kept
 timeout = 30
 graceful_timeout = 10  # SIGTERM: requests under way get this long; streams end at once
 accesslog = None
+# gunicorn 25+'s control socket lives in $HOME by default: one path for every gunicorn of the
+# user (several on one box would take it from each other) and none for the image's system user
+control_socket_disable = True
 
 
 def post_worker_init(worker):

@@ -5,8 +5,8 @@ one action a second, /healthz probed ten times a second.
     python bench/streams.py --server serve --followers 400 --seconds 60
 
 `production` is the Docker image's command run directly (`gunicorn -c gunicorn.conf.py
-service.wsgi:app`, one worker) on a Redis server (REDIS_URL, default
-redis://127.0.0.1:6379/14, emptied); `serve` is `batayo serve` with its embedded store in a
+service.wsgi:app`, one worker) on a Redis server of the bench's own on a free port (or
+REDIS_URL's database, which it empties); `serve` is `batayo serve` with its embedded store in a
 temporary folder. Caps and rate limits are off. The followers are a separate process
 (`followers`, below: one epoll loop, stdlib only) that records when each event's `id:` arrives
 on each stream; a move's delivery runs from the action's answer to that arrival (both clocks
@@ -201,14 +201,15 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         status, game = _request(conn, "POST", "/v1/games", body)
         assert status == 201, game
         gid, tokens = game["id"], {s["seat"]: s["token"] for s in game["seats"]}
-        time.sleep(0.5)
+        settle = min(1.0, seconds / 10)  # let the server's memory settle before reading it
+        time.sleep(settle)
         rss_before = _rss(server.pid)
         out = folder / "arrivals.bin"
         follow = subprocess.Popen(
             [
                 *(sys.executable, __file__, "followers", "--port", str(port)),
                 *("--path", f"/v1/games/{gid}/stream", "--n", str(n)),
-                *("--seconds", str(seconds + 3), "--out", str(out)),
+                *("--seconds", str(seconds + 1.0), "--out", str(out)),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -216,7 +217,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         ready = follow.stdout.readline()
         if not ready.startswith("ready"):
             raise RuntimeError(f"the followers did not connect: {ready!r}")
-        time.sleep(1.0)
+        time.sleep(settle)
         rss_after = _rss(server.pid)
         answered: dict[int, float] = {}
         action_ms: list[float] = []
@@ -285,7 +286,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
                 lag = (arrivals[i + 1] - answered[version]) * 1000
                 worst[version] = max(worst.get(version, 0.0), lag)
     finally:
-        server.send_signal(signal.SIGTERM)
+        server.send_signal(signal.SIGINT)  # a quick stop: what it measured is in
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -332,8 +333,18 @@ def main() -> None:
     if args.command == "followers":
         followers("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out)
         return
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14")
-    print(json.dumps(phase(args.server, args.followers, args.seconds, redis_url)))
+    redis_url, own = os.environ.get("REDIS_URL"), None
+    if not redis_url and args.server == "production":
+        sys.path.insert(0, str(ROOT))
+        from tests.support.redis_server import RedisServer
+
+        own = RedisServer(Path(tempfile.mkdtemp(prefix="batayo-bench-redis-")))
+        redis_url = own.url
+    try:
+        print(json.dumps(phase(args.server, args.followers, args.seconds, redis_url or "")))
+    finally:
+        if own is not None:
+            own.stop()
 
 
 if __name__ == "__main__":
