@@ -111,38 +111,33 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _rss(pid: int) -> int:
-    """Resident bytes of a process and its children."""
-    total = 0
+def _tree(pid: int) -> list[int]:
+    """A process and its children (gunicorn's workers)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
-            pids = [pid, *map(int, f.read().split())]
+            return [pid, *map(int, f.read().split())]
     except OSError:
-        return 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
-            pass
-    return total
+        return []
+
+
+def _proc(pid: int, name: str) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/{name}") as f:
+            return f.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return []
+
+
+def _rss(pid: int) -> int:
+    """Resident bytes of a process and its children."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    return sum(int(f[1]) * page for p in _tree(pid) if (f := _proc(p, "statm")))
 
 
 def _cpu(pid: int) -> float:
-    total = 0.0
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            pids = [pid, *map(int, f.read().split())]
-    except OSError:
-        return 0.0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-    return total
+    """CPU seconds (user + system) of a process and its children."""
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum((int(f[11]) + int(f[12])) / tick for p in _tree(pid) if (f := _proc(p, "stat")))
 
 
 def start_server(kind: str, redis_url: str, folder: Path) -> tuple[subprocess.Popen, int]:

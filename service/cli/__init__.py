@@ -15,16 +15,23 @@ def main() -> None:
     """batayo: an event-sourced card-game service."""
 
 
+def _grace(default: float, envvar: str, help: str):
+    """A stop's grace, in seconds (also from `envvar`)."""
+    return click.option(
+        "--grace",
+        default=default,
+        show_default=True,
+        type=click.FloatRange(0.5),
+        envvar=envvar,
+        help=help,
+    )
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option(
-    "--grace",
-    default=3.0,
-    show_default=True,
-    type=click.FloatRange(0.5),
-    envvar="BATAYO_GRACE_S",
-    help="Seconds a stop may take: requests under way finish, the store is saved.",
+@_grace(
+    3.0, "BATAYO_GRACE_S", "Seconds a stop may take: requests under way finish, the store is saved."
 )
 def serve(host: str, port: int, grace: float) -> None:
     """Run the API (gevent). Without REDIS_URL: an embedded store and an in-process worker."""
@@ -36,13 +43,10 @@ def serve(host: str, port: int, grace: float) -> None:
 @main.command()
 @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked child (RQ's default).")
-@click.option(
-    "--grace",
-    default=10.0,
-    show_default=True,
-    type=click.FloatRange(0.5),
-    envvar="BATAYO_WORKER_GRACE_S",
-    help="SIGTERM: seconds the job under way may take before the worker stops anyway.",
+@_grace(
+    10.0,
+    "BATAYO_WORKER_GRACE_S",
+    "SIGTERM: seconds the job under way may take before the worker stops anyway.",
 )
 def worker(burst: bool, fork: bool, grace: float) -> None:
     """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL).

@@ -110,7 +110,7 @@ def run(host: str, port: int, grace: float) -> None:
         # at once: the embedded store still gets SIGTERM, on which Redis saves and exits
         click.echo("batayo: stopped at once", err=True)
         try:
-            stop(engine, save=True)
+            stop(engine, save=True, within=0.1)
         finally:
             os._exit(130)
 
