@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from service.live.settings import FOLLOW_BLOCK_MS
 from tests.support.processes import wait_until
 from tests.support.serving import Stream, call, flip, new_game, production, serve
 
@@ -46,8 +47,10 @@ def test_an_idle_stream_gets_keep_alives_in_embedded_mode(tmp_path):
     try:
         gid, _ = new_game(server.port)
         stream = Stream(server.port, f"/v1/games/{gid}/stream?after=2")
-        stream.read(lambda s: s.comments >= 5, timeout=20)
-        assert stream.comments >= 5 and not stream.ended and stream.messages == []
+        # past one whole blocking read of the game's follower (10 s): it waits again, quietly
+        started = time.monotonic()
+        stream.read(lambda s: time.monotonic() - started > FOLLOW_BLOCK_MS / 1000 + 1, timeout=30)
+        assert stream.comments >= 10 and not stream.ended and stream.messages == []
         stream.close()
         _no_traceback(server)
     finally:
