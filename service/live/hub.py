@@ -329,7 +329,12 @@ class Subscription:
             if hub.closing or now >= self.deadline:
                 return
             woken = changed.wait(min(settings.keepalive_s, self.deadline - now))
-            if not woken and hub.clock() < self.deadline:
+            if woken:
+                # A batch wakes every stream of the game at once. Under gevent they would all
+                # write in one go while requests wait: each goes to the back of the queue
+                # first, so the loop serves other sockets between them.
+                time.sleep(0)
+            elif hub.clock() < self.deadline:
                 yield sse.KEEP_ALIVE
 
     def _sent(self, batch: Batch) -> bytes:
