@@ -26,6 +26,18 @@ accesslog = None
 control_socket_disable = True
 
 
+def on_starting(server):
+    """Every stream is a socket: the most open files the system allows (workers inherit it)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):  # an unlimited hard limit: keep the soft one
+            pass
+
+
 def post_worker_init(worker):
     """SIGTERM also ends every event stream cleanly at once (clients resume with Last-Event-ID),
     so the worker stops as soon as its requests under way are answered."""

@@ -12,6 +12,7 @@ Ctrl-C (or SIGTERM) stops the embedded store at once (it still saves) and exits 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -21,6 +22,16 @@ import click
 
 log = logging.getLogger("batayo.serve")
 MAX_CONNECTIONS = 12_000  # above BATAYO_STREAMS_MAX's default, so a full server answers 503
+
+
+def _more_open_files() -> None:
+    """Every stream is a socket: take the most open files the system allows this process."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def run(host: str, port: int, grace: float) -> None:
@@ -71,6 +82,7 @@ def run(host: str, port: int, grace: float) -> None:
             self.close()
 
     logs.setup()
+    _more_open_files()
     settings = Settings()
     if settings.embedded:
         click.echo(
