@@ -7,6 +7,7 @@ does it before the app is loaded). Each worker process runs one follower per liv
 of its streams (service/live).
 """
 
+import contextlib
 import os
 import signal
 import threading
@@ -32,10 +33,8 @@ def on_starting(server):
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
-        try:
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit: keep soft
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        except (ValueError, OSError):  # an unlimited hard limit: keep the soft one
-            pass
 
 
 def post_worker_init(worker):
