@@ -78,8 +78,12 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
 def sweep() -> None:
     """Restore the due work (bot moves, clocks) of every game in play, once."""
     from ..config import build_engine, stop
+    from ..embedded import InUse
 
-    engine = build_engine()
+    try:
+        engine = build_engine()
+    except InUse as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
+        raise click.ClickException(str(exc)) from None
     try:
         click.echo(f"swept {engine.sweep()} games in play")
     finally:
