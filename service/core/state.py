@@ -47,8 +47,8 @@ def legal_actions(state: dict, seat: int | None) -> list[dict]:
 _LIFECYCLE = frozenset({"created", "seat_taken", "ended"})
 
 
-def apply(state: dict, event: dict) -> None:
-    """Apply one event to `state` in place."""
+def apply(state: dict, event: dict, game: Game | None = None) -> None:
+    """Apply one event to `state` in place; `game`, the state's game if the caller has it."""
     if event["version"] != state["version"] + 1:
         raise BadLog(f"event {event['version']} cannot follow version {state['version']}")
     kind, data = event["type"], event["data"]
@@ -57,7 +57,8 @@ def apply(state: dict, event: dict) -> None:
             state["salt"] = data["salt"]
             state["status"] = "playing"
             state["started_at"] = event["at"]
-        game = game_of(state)
+        if game is None:
+            game = game_of(state)
         game.apply(state, event)
         if kind in game.reveal_events:  # values hidden "until reveal" are now public
             state["revealed_at"] = event["version"]
