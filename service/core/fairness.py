@@ -44,24 +44,25 @@ class Rng:
         self._key = server_seed
         self._prefix = f"{game_id}|{salt}|{version}|"
         self._block = 0
-        self._buffer: list[int] = []
+        self._buffer: list[int] = []  # what is left of the current block
         self.ledger: list[dict[str, Any]] = []
 
-    def _next_u64(self) -> int:
-        if not self._buffer:
-            msg = (self._prefix + str(self._block)).encode()
-            digest = hmac.digest(self._key, msg, "sha256")
-            self._block += 1
-            # four big-endian u64 per block, consumed in order (reversed for pop())
-            self._buffer = list(_FOUR_U64.unpack(digest))[::-1]
-        return self._buffer.pop()
+    def _refill(self) -> list[int]:
+        """The next block: four big-endian u64, reversed so that pop() takes them in order."""
+        msg = (self._prefix + str(self._block)).encode()
+        self._block += 1
+        self._buffer = list(_FOUR_U64.unpack(hmac.digest(self._key, msg, "sha256")))[::-1]
+        return self._buffer
 
     def randbelow(self, n: int) -> int:
         if n < 1:
             raise ValueError("randbelow needs n >= 1")
         limit = _TWO64 - (_TWO64 % n)
+        buffer = self._buffer
         while True:
-            u = self._next_u64()
+            if not buffer:
+                buffer = self._refill()
+            u = buffer.pop()
             if u < limit:
                 return u % n
 

@@ -1,6 +1,7 @@
 """The game state and its reducer: the lifecycle every game shares, then the game's own `apply`.
 
-State is plain JSON-able data, so a snapshot is its JSON. `evolve` is pure (it copies);
+State is plain JSON-able data, so a snapshot is its JSON: a `GameState` (below), whose `table`
+is the game's own (each game types its table in its rules). `evolve` is pure (it copies);
 `fold` copies once and applies many events in place, which is what replay needs to be fast.
 """
 
@@ -8,18 +9,53 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from .chain import GENESIS
 from .game import Game
 from .registry import GAMES
+
+Status = Literal["new", "open", "playing", "finished"]
+
+
+class SeatState(TypedDict):
+    seat: int
+    name: NotRequired[str]  # a person's, once the seat is taken
+    bot: NotRequired[str]  # a bot's seat
+    open: NotRequired[bool]  # waiting for a person to join
+    client_seed: NotRequired[str | None]
+
+
+class GameState(TypedDict):
+    """The lifecycle every game shares (`created`, `seat_taken`, the deal, `ended`); from
+    `created` on, every key but the last four is there."""
+
+    version: int  # of the last event applied
+    hash: str | None  # that event's (None in a simulation, which has no chain)
+    status: Status
+    id: NotRequired[str]
+    game: NotRequired[str]
+    options: NotRequired[dict[str, Any]]  # every option, resolved
+    seats: NotRequired[list[SeatState]]
+    seed_commitment: NotRequired[str]
+    test: NotRequired[bool]  # fixed seed or deal: never presented as fair
+    salt: NotRequired[str | None]  # from the seats' client seeds, at the deal
+    result: NotRequired[dict[str, Any] | None]  # the game's `result`, once finished
+    created_at: NotRequired[str]
+    at: NotRequired[str]  # the last event's time
+    table: NotRequired[Any]  # the game's own: typed by its rules
+    fairness: NotRequired[int]  # the FAIRNESS.md version the game was created under
+    revealed_at: NotRequired[int]  # the last event that revealed values hidden "until reveal"
+    started_at: NotRequired[str]  # the deal's time
+    deal: NotRequired[dict]  # a test game's fixed deal
+    awaited: NotRequired[dict[str, str]]  # with move clocks: since when each seat is awaited
 
 
 class BadLog(ValueError):
     """Events that do not follow each other (a gap, a repeat, an unknown game)."""
 
 
-def initial() -> dict[str, Any]:
+def initial() -> GameState:
     return {"version": 0, "hash": GENESIS, "status": "new"}
 
 
