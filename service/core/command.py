@@ -22,14 +22,15 @@ from .state import apply, awaited, clone, game_of, open_seats
 # data fields every game's events may carry besides their own: the framework writes them
 FRAMEWORK_FIELDS = frozenset({"rng", "cause", "client_seeds", "salt"})
 _LIFECYCLE = ("created", "seat_taken", "ended")
-_UNRECORDED = {}  # the cause of an action whose events nobody keeps (see `Command.kept`)
+_UNRECORDED: dict = {}  # the cause of an action whose events nobody keeps (see `Command.kept`)
 
 
 @cache
 def _declared_fields(game: Game) -> dict[str, frozenset[str] | None]:
     """Each event type of `game` with the data fields it may carry (None: any, the lifecycle's)."""
     out: dict[str, frozenset[str] | None] = {
-        kind: event.fields.keys() | FRAMEWORK_FIELDS for kind, event in game.events.items()
+        kind: frozenset(event.fields.keys() | FRAMEWORK_FIELDS)
+        for kind, event in game.events.items()
     }
     out.update(dict.fromkeys(_LIFECYCLE))
     return out
@@ -133,10 +134,10 @@ class Command:
         try:
             allowed = declared[type_]
         except KeyError:
-            raise TypeError(f"{self.game.name} declares no event {type_!r}") from None
+            raise TypeError(f"{self.game!r} declares no event {type_!r}") from None
         if allowed is not None and not data.keys() <= allowed:
             extra = data.keys() - allowed
-            raise TypeError(f"{self.game.name} event {type_!r}: undeclared {extra}")
+            raise TypeError(f"{self.game!r} event {type_!r}: undeclared {extra}")
 
     def _chain(self, event: dict) -> None:
         state = self.state
@@ -156,9 +157,12 @@ class Command:
             self.cause = {"action": {"seat": seat, "by": by, "body": action}}
         else:
             self.cause = _UNRECORDED
-        self.game.decide(self, seat, action)
-        if self.cause is not None:
-            raise RuntimeError(f"{self.game.name}: an action that wrote no event")
+        game = self.game
+        assert game is not None, "a command on a game not created"
+        version = self.state["version"]
+        game.decide(self, seat, action)
+        if self.state["version"] == version:
+            raise RuntimeError(f"{game.name}: an action that wrote no event")
 
     def end(self, result: dict) -> None:
         """The last event: the result, and the server seed revealed (FAIRNESS.md)."""
@@ -169,6 +173,7 @@ class Command:
         seeds = [s.get("client_seed") or "" for s in self.state["seats"]]
         self._salt = fairness.salt(seeds)
         self._start_fields = {"client_seeds": seeds, "salt": self._salt}
+        assert self.game is not None, "a command on a game not created"
         self.game.start(self, deal)
 
 
@@ -272,5 +277,6 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
         action = bots.timeout_action(state, seat, server_seed)
         return act(state, server_seed, seat, action, now, "clock")
     cmd = Command(state, server_seed, now, "clock", cause={"timer": {"due": due[key]}})
+    assert cmd.game is not None and cmd.game.on_timer is not None, "a game clock without a game"
     cmd.game.on_timer(cmd, key)
     return cmd

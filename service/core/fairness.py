@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
 import random
 import secrets
 import struct
@@ -132,8 +131,13 @@ _CANONICAL_ORDER = {
 
 def canonical_order(cards: list) -> bool:
     """Suits S, H, D, C, within a suit 2 ... A, each card at most once."""
-    keys = [_CANONICAL_ORDER.get(c) if isinstance(c, str) else None for c in cards]
-    return None not in keys and all(a < b for a, b in itertools.pairwise(keys))
+    last = -1
+    for card in cards:
+        key = _CANONICAL_ORDER.get(card) if isinstance(card, str) else None
+        if key is None or key <= last:
+            return False
+        last = key
+    return True
 
 
 # -- bots' whims -----------------------------------------------------------------------------------

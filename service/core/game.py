@@ -32,7 +32,7 @@ class BotRng(Protocol):
     def shuffle(self, x: list) -> None: ...
 
 
-Bot = Callable[[dict, BotRng], dict]
+Bot = Callable[[Mapping, BotRng], dict]  # the seat's view (a dict, or a lazy one)
 
 
 class RuleError(Exception):
@@ -215,6 +215,7 @@ class Game:
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     doc: str = ""
+    reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
 
     def __post_init__(self) -> None:
         for required in ("random", "greedy"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from .chain import GENESIS
 from .game import Game
@@ -151,7 +151,7 @@ def evolve(state: dict, event: dict) -> dict:
 
 def fold(events: Iterable[dict], state: dict | None = None) -> dict:
     """The state after `events`, starting from `state` (not modified) or from nothing."""
-    current = initial() if state is None else clone(state)
+    current = cast(dict, initial()) if state is None else clone(state)
     for event in events:
         apply(current, event)
     return current

@@ -87,7 +87,8 @@ class LazyView(Mapping):
         if key == "legal_actions":  # `legal_actions` of state.py, from the seats awaited
             seat = self._seat
             game = self._game or game_of(self._state)
-            value = game.legal_actions(self._state, seat) if seat in self["to_move"] else []
+            awaited = seat is not None and seat in self["to_move"]
+            value = game.legal_actions(self._state, seat) if awaited and seat is not None else []
         else:
             value = _FIELDS[key](self._state, self._seat)
         got[key] = value

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core import bots, command
 from ..core.clock import utc_now
+from ..core.game import Game
 from ..core.options import resolve_options
 from ..core.registry import GAMES
 from ..core.sealing import FAIRNESS
@@ -68,7 +69,7 @@ class Table:
         self.state = cmd.state
 
     @property
-    def game(self):
+    def game(self) -> Game:
         return game_of(self.state)
 
     def _take(self, cmd: command.Command) -> list[dict]:

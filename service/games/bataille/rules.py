@@ -7,7 +7,7 @@ contender has put in the current step, and the cards set aside out of play.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from ...core.cards import CARD_VALUE, RANKS, ranks_from
 from ...core.cards import deck as full_deck
@@ -48,7 +48,7 @@ class Table(TypedDict):
 
 
 class State(GameState):
-    table: Table
+    table: NotRequired[Table]  # from `created` on
 
 
 OPTIONS = [
@@ -221,8 +221,9 @@ def _settle(cmd: Any) -> None:
             shown = {str(s): p["up"] for s in contenders if (p := put[s]) and p["up"]}
             cmd.emit("revealed", {"up": shown}, actor="server")
         best, tied = 0, []  # the highest face-up card, and the contenders who put one
-        for s in contenders:
-            up = put[s]["up"]  # type: ignore[index] - every contender has put its cards
+        for s in contenders:  # every contender has put its cards
+            p = put[s]
+            up = p["up"] if p else None
             if up:
                 v = CARD_VALUE[up]
                 if v > best:
