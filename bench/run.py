@@ -15,8 +15,9 @@ Prints one table, every figure beside its reference measured in the same run on 
 - storage: Redis memory (`MEMORY USAGE`) per event and per finished game of each kind, against
   the bytes of the events' JSON.
 
-Redis: REDIS_URL, default redis://127.0.0.1:6379/14 (that database is emptied). Rate limits are
-turned off for the server under test.
+Redis: a redis-server of the bench's own, started on a free loopback port and stopped at the end
+(with REDIS_URL set, that server's database instead, which the bench empties: give it one of its
+own). Rate limits are turned off for the server under test.
 """
 
 from __future__ import annotations
@@ -348,8 +349,24 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: tiny sizes")
     parser.add_argument("--no-http", action="store_true", help="skip the HTTP phases")
     args = parser.parse_args()
+    own = None
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        import tempfile
+
+        from tests.support.redis_server import RedisServer
+
+        own = RedisServer(Path(tempfile.mkdtemp(prefix="batayo-bench-")))
+        redis_url = own.url
+    try:
+        run(args, redis_url)
+    finally:
+        if own is not None:
+            own.stop()
+
+
+def run(args: argparse.Namespace, redis_url: str) -> None:
     quick = args.quick
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14")
     started = time.perf_counter()
     sim = sim_bench.bench_simulate(2 if quick else 40, 1 if quick else 3)
     jobs = cores()

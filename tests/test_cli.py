@@ -63,3 +63,18 @@ def test_verify_says_ok_or_where_a_file_fails(tmp_path):
     bad.write_text(json.dumps({"events": events}))
     out = CliRunner().invoke(main, ["verify", str(bad)])
     assert out.exit_code == 1 and "version 5" in out.output
+
+
+def test_verify_says_a_truncated_export_is_incomplete_and_a_bad_file_in_one_line(tmp_path):
+    t = Table("bataille", {"max_rounds": 30}, seed=b"v" * 32, game_id="cli")
+    t.play_out()
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps({"events": t.export()[:-3]}))
+    out = CliRunner().invoke(main, ["verify", str(cut)])
+    assert out.exit_code == 3 and out.output.startswith("incomplete")
+    for raw in (b"{", b'{"events": 3}', b"[1, 2]", b'[{"version": "x"}]', b"\xff\xfe"):
+        bad = tmp_path / "bad.json"
+        bad.write_bytes(raw)
+        out = CliRunner().invoke(main, ["verify", str(bad)])
+        assert out.exit_code == 1, (raw, out.output)
+        assert len(out.output.strip().splitlines()) == 1, out.output

@@ -241,24 +241,34 @@ def export(game_id: str, url: str) -> None:
 @main.command()
 @click.argument("path", type=click.File("r"))
 def verify(path) -> None:
-    """Check an exported game file offline: the hash chain and every draw. Says `ok` or where it
-    fails."""
+    """Check an exported game file offline, as FAIRNESS.md says and with the rules: the chain,
+    every opening, the seed, the client seeds, every draw, and the play refolded. Says `ok`,
+    `incomplete` (exit 3: the log stops before its end) or where it fails (exit 1)."""
     from ..core.verify import verify as check
 
     try:
         doc = json.load(path)
-    except ValueError as exc:
-        raise click.ClickException(f"not JSON: {exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path.name} is not JSON: {exc}") from None
     events = doc.get("events") if isinstance(doc, dict) else doc
     if not isinstance(events, list):
-        raise click.ClickException('expected {"events": [...]} or a list of events')
+        raise click.ClickException('expected {"events": [...]} (batayo export) or a list of events')
     report = check(events)
-    if report["ok"]:
+    checked = report["checked"]
+    if report["status"] == "ok":
         click.echo(
-            f"ok: {report['events']} events chained, {report['draws_checked']} draws checked"
-            + ("" if report["seed_revealed"] else " (seed not revealed yet: draws unchecked)")
+            f"ok: {report['events']} events chained, {checked['openings']} openings, "
+            f"{checked['draws']} draws and {checked['play']} batches of play checked"
+            + (" (a test game: its seed was fixed, never fair)" if report["test_game"] else "")
         )
         return
+    if report["status"] == "incomplete":
+        click.echo(
+            f"incomplete: the log stops at version {report['events']} before the game's end; "
+            f"what it holds is sound ({checked['chain']} events chained, "
+            f"{checked['openings']} openings checked)"
+        )
+        sys.exit(3)
     click.echo(f"FAILED at version {report['version']}: {report['reason']}")
     sys.exit(1)
 

@@ -142,7 +142,7 @@ class Command:
     def _chain(self, event: dict) -> None:
         state = self.state
         event["prev"] = state["hash"]
-        if state.get("fairness", FAIRNESS) == 1:  # a game begun before version 2
+        if state.get("fairness", 1) == 1:  # a game begun before version 2 (no field: stored then)
             event["hash"] = event_hash(event)
             return
         options = state["options"] if "options" in state else event["data"]["options"]

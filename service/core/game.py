@@ -183,7 +183,8 @@ class Game:
     other way); `to_move(state)` the seats awaited while the game is playing (several for
     simultaneous choices); `view(state, seat)` the table as a seat (None: a spectator) sees it.
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
-    `seat_taken`, `ended`) are the framework's.
+    `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
+    bot waits before it plays, so that a person it plays with may choose first.
     """
 
     name: str
@@ -212,6 +213,7 @@ class Game:
     ties: Callable[[list[dict]], list[dict]] | None = None
     hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
+    bot_patience: Callable[[dict, Seat], float] | None = None
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     doc: str = ""
@@ -226,3 +228,35 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"
+
+
+# what `declare` looks for in a game's modules, by `Game` field: the module-level name
+_DECLARED = {
+    "options": "OPTIONS",
+    "actions": "ACTIONS",
+    "events": "EVENTS",
+    "bots": "BOTS",
+    "table_shape": "TABLE",
+    "result_shape": "RESULT",
+    "deal_shape": "DEAL",
+}
+_FIELDS = [f for f in Game.__dataclass_fields__ if f not in ("name", "title", "seat_range", "doc")]
+
+
+def declare(
+    name: str, title: str, seat_range: tuple[int, int], *modules: Any, **given: Any
+) -> Game:
+    """A `Game` from the modules of its package: each field is taken from the first module
+    that defines it (`OPTIONS`, `ACTIONS`, `EVENTS`, `BOTS`, `TABLE`, `RESULT`, `DEAL`, and the
+    functions by their field's name: `start`, `decide`, `apply`, `view`, `ties`, ...), unless
+    given by keyword. A required field no module defines is an error at import."""
+    found = dict(given)
+    for field_name in _FIELDS:
+        if field_name in found:
+            continue
+        attr = _DECLARED.get(field_name, field_name)
+        for module in modules:
+            if hasattr(module, attr):
+                found[field_name] = getattr(module, attr)
+                break
+    return Game(name=name, title=title, seat_range=seat_range, **found)

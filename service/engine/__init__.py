@@ -9,9 +9,10 @@ for, so a late or repeated job changes nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets as _secrets
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..core import bots, command, fairness
@@ -171,7 +172,7 @@ class Engine:
         """A fresh server seed, committed before any client seed is chosen (FAIRNESS.md)."""
         seed = fairness.new_server_seed()
         ticket = _secrets.token_urlsafe(24)
-        expires = datetime.now(UTC) + timedelta(seconds=SEED_TICKET_TTL_S)
+        expires = _moment(self.clock()) + timedelta(seconds=SEED_TICKET_TTL_S)
         expires_at = expires.isoformat(timespec="seconds").replace("+00:00", "Z")
         self.store.issue_ticket(ticket, seed.hex(), int(expires.timestamp()), SEED_TICKET_TTL_S)
         return {
@@ -181,7 +182,7 @@ class Engine:
         }
 
     def _ticket_seed(self, ticket: str) -> bytes:
-        status, seed = self.store.take_ticket(ticket, int(datetime.now(UTC).timestamp()))
+        status, seed = self.store.take_ticket(ticket, int(_moment(self.clock()).timestamp()))
         if status == "unknown":
             raise RuleError("seed_ticket_unknown", "no such seed ticket", 400)
         if status == "used":
@@ -239,7 +240,7 @@ class Engine:
             self._append(game_id, None, cmd)
         except Conflict:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409) from None
-        created_ms = int(datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp() * 1000)
+        created_ms = int(_moment(now).timestamp() * 1000)
         self.store.index(game_id, planned.game, cmd.state["status"], created_ms)
         self.scheduler.schedule(None, cmd.state)
         return create_answer(planned, cmd.state)
@@ -254,8 +255,14 @@ class Engine:
                 prior = self.store.idempotent(game_id, idem_hash)
                 if prior is not None:
                     return idempotency.replay_join(game_id, prior, fp, idem_key)
-            cmd, seat = command.join(
-                state, self.games.seed(game_id), body["name"], body.get("client_seed"), self.clock()
+            old_deal = None if "deal" in state else self.store.meta(game_id).get("deal")
+            cmd, seat = command.join(  # a test deal: in the state (v2) or the meta (v1)
+                state,
+                self.games.seed(game_id),
+                body["name"],
+                body.get("client_seed"),
+                self.clock(),
+                json.loads(old_deal) if old_deal else None,
             )
             token = tokens.new(game_id, seat)
             answer = {
@@ -392,3 +399,8 @@ class Engine:
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)
+
+
+def _moment(at: str) -> datetime:
+    """An event time (ISO 8601, UTC) as a datetime."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00"))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..core import bots
 from ..core.clocks import due_timers
 from ..core.game import add_seconds
-from ..core.state import awaited, bot_seats
+from ..core.state import awaited, bot_seats, game_of
 
 if TYPE_CHECKING:
     from . import Engine
@@ -35,9 +35,13 @@ class Scheduler:
             return
         game_id, version = state["id"], state["version"]
         seats = bot_seats(state)
-        if any(seat in seats for seat in awaited(state)):
+        waiting = [seat for seat in awaited(state) if seat in seats]
+        if waiting:
+            patience = game_of(state).bot_patience
+            wait = max(patience(state, s) for s in waiting) if patience else 0
+            at = add_seconds(state["at"], wait) if wait else None  # from its last event
             self.dispatcher.enqueue(
-                "bot_moves", (game_id, version), job_id=f"bots-{game_id}-{version}"
+                "bot_moves", (game_id, version), at=at, job_id=f"bots-{game_id}-{version}"
             )
         old = set(due_timers(before)) if before else set()
         for timer_key, due in due_timers(state):

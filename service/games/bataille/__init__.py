@@ -7,29 +7,7 @@ audit in `audit.py`.
 
 from __future__ import annotations
 
-from ...core.game import Game
+from ...core.game import declare
 from . import audit, bots, header, rules, view
 
-GAME = Game(
-    name="bataille",
-    title="La Bataille",
-    options=rules.OPTIONS,
-    seat_count=rules.seat_count,
-    seat_range=(2, 6),
-    actions=header.ACTIONS,
-    events=header.EVENTS,
-    deck=rules.deck,
-    setup=rules.setup,
-    start=rules.start,
-    decide=rules.decide,
-    apply=rules.apply,
-    to_move=rules.to_move,
-    legal_actions=rules.legal_actions,
-    view=view.view,
-    cards=rules.cards,
-    rounds=rules.rounds,
-    bots=bots.BOTS,
-    check_deal=rules.check_deal,
-    waiting_reason=rules.waiting_reason,
-    ties=audit.ties,
-)
+GAME = declare("bataille", "La Bataille", (2, 6), rules, header, view, bots, audit)

@@ -7,31 +7,7 @@ the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `st
 
 from __future__ import annotations
 
-from ...core.game import Game
+from ...core.game import declare
 from . import audit, bots, header, rules, stats, view
 
-GAME = Game(
-    name="batak",
-    title="Batak",
-    options=rules.OPTIONS,
-    seat_count=rules.seat_count,
-    seat_range=(4, 4),
-    actions=header.ACTIONS,
-    events=header.EVENTS,
-    deck=rules.deck,
-    setup=rules.setup,
-    start=rules.start,
-    decide=rules.decide,
-    apply=rules.apply,
-    to_move=rules.to_move,
-    legal_actions=rules.legal_actions,
-    view=view.view,
-    cards=rules.cards,
-    rounds=rules.rounds,
-    bots=bots.BOTS,
-    check_deal=rules.check_deal,
-    waiting_reason=rules.waiting_reason,
-    ties=audit.ties,
-    hint=bots.hint,
-    summarize=stats.summarize,
-)
+GAME = declare("batak", "Batak", (4, 4), rules, header, view, bots, audit, stats)

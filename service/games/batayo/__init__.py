@@ -8,32 +8,7 @@ the tie audit (BATAYO chains and sudden deaths) in `audit.py`, the simulator's s
 
 from __future__ import annotations
 
-from ...core.game import Game
+from ...core.game import declare
 from . import audit, bots, header, rules, stats, view
 
-GAME = Game(
-    name="batayo",
-    title="BATAYO",
-    options=rules.OPTIONS,
-    seat_count=rules.seat_count,
-    seat_range=(2, 4),
-    actions=header.ACTIONS,
-    events=header.EVENTS,
-    deck=rules.deck,
-    setup=rules.setup,
-    start=rules.start,
-    decide=rules.decide,
-    apply=rules.apply,
-    to_move=rules.to_move,
-    legal_actions=rules.legal_actions,
-    view=view.view,
-    cards=rules.cards,
-    rounds=rules.rounds,
-    bots=bots.BOTS,
-    check_deal=rules.check_deal,
-    waiting_reason=rules.waiting_reason,
-    timers=rules.timers,
-    on_timer=rules.on_timer,
-    ties=audit.ties,
-    summarize=stats.summarize,
-)
+GAME = declare("batayo", "BATAYO", (2, 4), rules, header, view, bots, audit, stats)

@@ -182,6 +182,21 @@ def to_move(state: dict) -> list[int]:
     return [s for s in ALLIES if not _played(t, s)]
 
 
+PARTNER_PATIENCE_S = 5
+
+
+def bot_patience(state: dict, seat: int) -> float:
+    """An Ally bot lets its human partner choose the face first (rule 2: "the Allies choose
+    which of them plays face down"): it waits min(5 s, the move clock) for the partner's card."""
+    if seat == KING:
+        return 0
+    partner = ALLIES[0] if seat == ALLIES[1] else ALLIES[1]
+    if state["seats"][partner].get("bot") or _played(state["table"], partner):
+        return 0
+    timeout = state["options"].get("move_timeout_s")
+    return min(PARTNER_PATIENCE_S, timeout) if timeout else PARTNER_PATIENCE_S
+
+
 def _faces_left(t: dict) -> list[str]:
     return [f for f in FACES if t["put"][f] is None]
 
