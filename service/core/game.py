@@ -14,7 +14,7 @@ fair stream of the event being built (FAIRNESS.md), and ends up in that event's 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, TypeVar
 
 from .shapes import Action, Event, Shape
@@ -240,7 +240,11 @@ _DECLARED = {
     "result_shape": "RESULT",
     "deal_shape": "DEAL",
 }
-_FIELDS = [f for f in Game.__dataclass_fields__ if f not in ("name", "title", "seat_range", "doc")]
+_FIELDS = [
+    f.name
+    for f in fields(Game)
+    if f.init and f.name not in ("name", "title", "seat_range", "doc")
+]
 
 
 def declare(
