@@ -241,9 +241,7 @@ _DECLARED = {
     "deal_shape": "DEAL",
 }
 _FIELDS = [
-    f.name
-    for f in fields(Game)
-    if f.init and f.name not in ("name", "title", "seat_range", "doc")
+    f.name for f in fields(Game) if f.init and f.name not in ("name", "title", "seat_range", "doc")
 ]
 
 
