@@ -56,7 +56,8 @@ class Command:
         cause: dict | None = None,
         kept: bool = True,
     ) -> None:
-        self.state = state if owned else clone(state)
+        # the game's state: each game reads it as its own (a GameState with its own table)
+        self.state: Any = state if owned else clone(state)
         self.game: Game | None = None
         self._declared: dict[str, frozenset[str] | None] | None = None
         if "game" in self.state:

@@ -7,7 +7,7 @@ contender has put in the current step, and the cards set aside out of play.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from ...core.cards import CARD_VALUE, RANKS, ranks_from
 from ...core.cards import deck as full_deck
@@ -21,6 +21,9 @@ from ...core.game import (
     result,
 )
 from ...core.state import GameState
+
+if TYPE_CHECKING:  # the rules are handed a command; they never make one
+    from ...core.command import Command
 
 
 class Put(TypedDict):
@@ -102,7 +105,7 @@ def check_deal(deal: dict, options: dict) -> list[list[str]]:
     return check_dealt(packs, lambda _: allowed)
 
 
-def start(cmd: Any, deal: dict | None) -> None:
+def start(cmd: Command, deal: dict | None) -> None:
     """Rule 1: shuffle; the last `deck mod players` cards are set aside; deal one at a time."""
     options = cmd.state["options"]
     n = options["players"]
@@ -165,7 +168,7 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 # -- the command side ------------------------------------------------------------------------
 
 
-def _turn_pack(cmd: Any, seat: int) -> None:
+def _turn_pack(cmd: Command, seat: int) -> None:
     """Rule 5: an exhausted pack is replaced by the won pile (shuffled when `gather` is random)."""
     t = cmd.state["table"]
     if len(t["packs"][seat]) >= _need(cmd.state) or not t["won"][seat]:
@@ -176,7 +179,7 @@ def _turn_pack(cmd: Any, seat: int) -> None:
     cmd.emit("pack_turned", data, actor="server")
 
 
-def decide(cmd: Any, seat: int, action: dict) -> None:
+def decide(cmd: Command, seat: int, action: dict) -> None:
     state: State = cmd.state
     if action["type"] == "flip":  # the framework offers `flip` outside `ouverte` only
         t = state["table"]
@@ -191,7 +194,7 @@ def decide(cmd: Any, seat: int, action: dict) -> None:
     _settle(cmd)
 
 
-def _decide_open(cmd: Any, seat: int, action: dict) -> None:
+def _decide_open(cmd: Command, seat: int, action: dict) -> None:
     """Bataille ouverte: the seat chooses its card(s); committed face down, revealed together."""
     state = cmd.state
     need = _need(state)
@@ -210,7 +213,7 @@ def _decide_open(cmd: Any, seat: int, action: dict) -> None:
     cmd.emit("committed", {"seat": seat, "card": cards[0], "down": cards[1:]})
 
 
-def _settle(cmd: Any) -> None:
+def _settle(cmd: Command) -> None:
     """Once every contender has put its cards: reveal, then take, bataille, or end the round."""
     state: State = cmd.state
     t = state["table"]
@@ -260,7 +263,7 @@ def _put_count(t: Table) -> int:
     return count
 
 
-def _shortfall(cmd: Any, seat: int) -> None:
+def _shortfall(cmd: Command, seat: int) -> None:
     """Rule 6: a contender without enough cards for the bataille."""
     state: State = cmd.state
     t = state["table"]
@@ -283,7 +286,7 @@ def _counts(t: Table) -> list[int]:
     return [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
 
 
-def _end_round(cmd: Any) -> None:
+def _end_round(cmd: Command) -> None:
     """Rule 7: players left without cards are out; then the game may end."""
     state: State = cmd.state
     t = state["table"]
