@@ -80,10 +80,8 @@ class LazyView(Mapping):
 
     def __getitem__(self, key: str) -> Any:
         got = self._got
-        try:
+        if key in got:  # most reads are first reads: no KeyError to raise and catch
             return got[key]
-        except KeyError:
-            pass
         if key == "legal_actions":  # `legal_actions` of state.py, from the seats awaited
             seat = self._seat
             game = self._game or game_of(self._state)
