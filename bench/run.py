@@ -368,12 +368,12 @@ def main() -> None:
 def run(args: argparse.Namespace, redis_url: str) -> None:
     quick = args.quick
     started = time.perf_counter()
-    sim = sim_bench.bench_simulate(2 if quick else 40, 1 if quick else 3)
+    sim = sim_bench.bench_simulate(2 if quick else 10, 1 if quick else 12)
     jobs = cores()
-    par = sim_bench.bench_simulate(4 * jobs if quick else 80 * jobs, 1, jobs=jobs)
+    par = sim_bench.bench_simulate(4 * jobs if quick else 40 * jobs, 1 if quick else 3, jobs=jobs)
     compiled = None
     if not quick and _has_mypyc():
-        compiled = sim_bench.bench_compiled(40, 3)
+        compiled = sim_bench.bench_compiled(10, 12)
     replay = bench_replay(2 if quick else 20)
     length = bench_length(redis_url, 3 if quick else 15)
     http = None

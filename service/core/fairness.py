@@ -21,6 +21,8 @@ from .cards import SUITS
 T = TypeVar("T")
 _TWO64 = 2**64
 _FOUR_U64 = struct.Struct(">4Q")
+# randbelow(n) keeps a draw u only below the largest multiple of n that fits in 64 bits
+_LIMITS = (0, *(_TWO64 - (_TWO64 % n) for n in range(1, 64)))
 
 
 _INNER = bytes(x ^ 0x36 for x in range(256))
@@ -39,10 +41,12 @@ def _keyed(key: bytes) -> tuple[Any, Any]:
 def hmac_sha256(key: bytes, msg: bytes) -> bytes:
     """`hmac.digest(key, msg, "sha256")`, the key's padding hashed once per key instead of at
     every call: the stream of one event asks for a block per four draws."""
-    inner, outer = _keyed(key)
-    inner = inner.copy()
+    return _hmac(_keyed(key), msg)
+
+
+def _hmac(keyed: tuple[Any, Any], msg: bytes) -> bytes:
+    inner, outer = keyed[0].copy(), keyed[1].copy()
     inner.update(msg)
-    outer = outer.copy()
     outer.update(inner.digest())
     return outer.digest()
 
@@ -65,7 +69,7 @@ class Rng:
     """The random stream of one event, and the ledger of the draws made from it."""
 
     def __init__(self, server_seed: bytes, game_id: str, salt: str, version: int) -> None:
-        self._key = server_seed
+        self._hashes = _keyed(server_seed)
         self._prefix = f"{game_id}|{salt}|{version}|"
         self._block = 0
         self._buffer: list[int] = []  # what is left of the current block
@@ -75,13 +79,13 @@ class Rng:
         """The next block: four big-endian u64, reversed so that pop() takes them in order."""
         msg = (self._prefix + str(self._block)).encode()
         self._block += 1
-        self._buffer = list(_FOUR_U64.unpack(hmac_sha256(self._key, msg)))[::-1]
+        self._buffer = list(_FOUR_U64.unpack(_hmac(self._hashes, msg)))[::-1]
         return self._buffer
 
     def randbelow(self, n: int) -> int:
         if n < 1:
             raise ValueError("randbelow needs n >= 1")
-        limit = _TWO64 - (_TWO64 % n)
+        limit = _LIMITS[n] if n < 64 else _TWO64 - (_TWO64 % n)
         buffer = self._buffer
         while True:
             if not buffer:

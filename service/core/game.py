@@ -119,7 +119,7 @@ def max_rounds(default: int, doc: str) -> Option:
     return Option("max_rounds", default, min=1, max=1_000_000, doc=doc)
 
 
-def random_bot(view: dict, rng: BotRng) -> dict:
+def random_bot(view: Mapping, rng: BotRng) -> dict:
     """Uniformly among the legal actions."""
     return rng.choice(view["legal_actions"])
 

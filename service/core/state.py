@@ -87,7 +87,8 @@ def apply(state: dict, event: dict, game: Game | None = None) -> None:
     """Apply one event to `state` in place; `game`, the state's game if the caller has it."""
     if event["version"] != state["version"] + 1:
         raise BadLog(f"event {event['version']} cannot follow version {state['version']}")
-    kind, data = event["type"], event["data"]
+    kind: str = event["type"]
+    data: dict = event["data"]
     if kind not in _LIFECYCLE:  # the game's own events, by far the most
         if "salt" in data:  # the first game event: the deal
             state["salt"] = data["salt"]

@@ -311,7 +311,9 @@ def _end_round(cmd: Command) -> None:
 
 
 def apply(state: State, event: dict) -> None:
-    t, d, kind = state["table"], event["data"], event["type"]
+    t = state["table"]
+    d: dict = event["data"]
+    kind: str = event["type"]
     if kind == "flipped" or kind == "committed":  # by far the most frequent, then `took`
         seat = d["seat"]
         up = d["up"] if kind == "flipped" else d["card"]
