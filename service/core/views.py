@@ -86,7 +86,9 @@ class LazyView(Mapping):
             seat = self._seat
             game = self._game or game_of(self._state)
             awaited = seat is not None and seat in self["to_move"]
-            value = game.legal_actions(self._state, seat) if awaited and seat is not None else []
+            value: Any = (
+                game.legal_actions(self._state, seat) if awaited and seat is not None else []
+            )
         else:
             value = _FIELDS[key](self._state, self._seat)
         got[key] = value
