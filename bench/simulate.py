@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,9 +58,9 @@ def bench_simulate(games: int, turns: int, jobs: int = 1) -> dict:
     bare loop, `games` of each a turn, in `turns` turns, the totals over every turn; ratios
     against the bare loop (per core when `jobs` > 1).
 
-    Time is the process's CPU time (on a shared machine, what another process takes from this
-    one does not count), except for `simulate` on several processes: its wall time."""
-    clock = time.process_time if jobs == 1 else time.perf_counter
+    Time is CPU time (on a shared machine, what other processes take does not count): this
+    process's, and with `jobs` > 1 its workers' as well, so that `per_core` is rounds per
+    second of one core's work; `wall_rounds_per_s` is what the run took from start to end."""
     totals = {"engine": [0, 0.0], "reducer": [0, 0.0], "bare": [0, 0.0]}
     lengths: list[int] = []
     events = 0
@@ -68,11 +69,13 @@ def bench_simulate(games: int, turns: int, jobs: int = 1) -> dict:
         totals[phase][0] += rounds
         totals[phase][1] += seconds
 
+    wall = 0.0
     for turn in range(turns):
-        started = clock()
+        started, cpu = time.perf_counter(), _cpu()
         _, finals = simulate("bataille", games, {}, ["random"], b"bench%d" % turn, jobs=jobs)
         played = [s["result"]["rounds"] for s in finals]
-        count("engine", sum(played), clock() - started)
+        count("engine", sum(played), _cpu() - cpu)
+        wall += time.perf_counter() - started
         logs, rounds = _logs(games, b"replay%d" % turn)
         events += sum(len(log) for log in logs)
         started = time.process_time()
@@ -90,15 +93,22 @@ def bench_simulate(games: int, turns: int, jobs: int = 1) -> dict:
         "games": games * turns,
         "jobs": jobs,
         "rounds_per_s": speed["engine"],
+        "wall_rounds_per_s": totals["engine"][0] / wall,
         "reducer_rounds_per_s": speed["reducer"],
         "reducer_events_per_round": events / totals["reducer"][0],
         "bare_rounds_per_s": speed["bare"],
         "games_per_s": speed["engine"] / mean,
         "bare_per_s": speed["bare"] / mean,
         "ratio": speed["engine"] / speed["bare"],
-        "per_core": speed["engine"] / speed["bare"] / jobs,
+        "per_core": speed["engine"] / speed["bare"],
         "bound": speed["reducer"] / speed["bare"],
     }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (a pool's workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def compiled_tree() -> Path:
@@ -143,7 +153,8 @@ def main() -> None:
         return
     print(
         f"simulate{' (compiled)' if args.compiled else ''} "
-        f"{out['rounds_per_s']:,.0f} rounds/s ({out['jobs']} jobs), "
+        f"{out['rounds_per_s']:,.0f} rounds/s a core ({out['jobs']} jobs, "
+        f"{out['wall_rounds_per_s']:,.0f} rounds/s from start to end), "
         f"{out['per_core']:.3f} of the bare loop per core | reducer-only bound "
         f"{out['reducer_rounds_per_s']:,.0f} rounds/s, {out['bound']:.3f} | bare loop "
         f"{out['bare_rounds_per_s']:,.0f} rounds/s"
