@@ -3,7 +3,8 @@
 Prints one table, every figure beside its reference measured in the same run on this machine:
 
 - rules engine: `simulate` games/s for 52-card two-player Bataille against a bare War loop in
-  plain Python (`bench/war.py`, the same rules);
+  plain Python (`bench/war.py`, the same rules), beside the reducer-only replay bound, on one
+  process and on every core, and the mypyc build when mypy is installed (bench/simulate.py);
 - replay: events/s rebuilding a game's state from its events (target 300,000);
 - length: one action at version 10 and at version 5,000 on a real Redis server, with a cold
   engine (as a new process) and a warm one (its in-memory cache);
@@ -37,57 +38,30 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import simulate as sim_bench  # noqa: E402 - the bench's simulate phase (bench/simulate.py)
 import streams  # noqa: E402 - the live-stream phases
-import war  # noqa: E402 - the bench's own reference loop
 
 from service.core.state import fold  # noqa: E402
 from service.engine import Engine  # noqa: E402
-from service.sim.simulate import simulate  # noqa: E402
+from service.sim.simulate import cores  # noqa: E402
 from service.sim.table import Table  # noqa: E402
 from service.store import Store  # noqa: E402
 
 
 def bench_replay(games: int) -> dict:
+    """Events/s folding stored Bataille logs, by this process's CPU time (what other processes
+    on a shared machine take does not count against it)."""
     logs = []
     for i in range(games):
         t = Table("bataille", {}, seed=bytes([i]) * 32, game_id=f"r{i}")
         t.play_out()
         logs.append(t.events)
     events = sum(len(log) for log in logs)
-    started = time.perf_counter()
+    started = time.process_time()
     for log in logs:
         fold(log)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     return {"events": events, "events_per_s": events / elapsed}
-
-
-def bench_simulate(games: int, turns: int) -> dict:
-    """`simulate` and the bare loop in turns (so a busy machine slows both alike); the best
-    turn of each. Games vary a lot in length (tens to thousands of rounds), so speed is
-    compared in rounds/s, and games/s is that over the mean game length of all games played
-    (the same rules give both the same distribution)."""
-    engine, bare, lengths = [], [], []
-    for turn in range(turns):
-        started = time.perf_counter()
-        _, finals = simulate("bataille", games, {}, ["random"], b"bench%d" % turn)
-        elapsed = time.perf_counter() - started
-        played = [s["result"]["rounds"] for s in finals]
-        engine.append(sum(played) / elapsed)
-        started = time.perf_counter()
-        results = war.play(games * 4, seed=turn)
-        elapsed = time.perf_counter() - started
-        bare_played = [rounds for _, rounds in results]
-        bare.append(sum(bare_played) / elapsed)
-        lengths += played + bare_played
-    best, ref, mean = max(engine), max(bare), statistics.fmean(lengths)
-    return {
-        "games": games * turns,
-        "rounds_per_s": best,
-        "bare_rounds_per_s": ref,
-        "games_per_s": best / mean,
-        "bare_per_s": ref / mean,
-        "ratio": best / ref,
-    }
 
 
 def long_game(min_events: int) -> Table:
@@ -441,7 +415,12 @@ def main() -> None:
 def run(args: argparse.Namespace, redis_url: str) -> None:
     quick = args.quick
     started = time.perf_counter()
-    sim = bench_simulate(2 if quick else 40, 1 if quick else 3)
+    sim = sim_bench.bench_simulate(2 if quick else 10, 1 if quick else 12)
+    jobs = cores()
+    par = sim_bench.bench_simulate(4 * jobs if quick else 40 * jobs, 1 if quick else 3, jobs=jobs)
+    compiled = None
+    if not quick and _has_mypyc():
+        compiled = sim_bench.bench_compiled(10, 12)
     replay = bench_replay(2 if quick else 20)
     length = bench_length(redis_url, 3 if quick else 15)
     http = None
@@ -458,12 +437,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     )
 
     rows = [
-        (
-            "simulate: 52-card 2-player Bataille",
-            f"{sim['games_per_s']:,.0f} games/s ({sim['rounds_per_s']:,.0f} rounds/s)",
-            f"bare War loop {sim['bare_per_s']:,.0f} games/s ({sim['bare_rounds_per_s']:,.0f} rounds/s)",
-            f"{sim['ratio']:.2f} (target >= 0.25)",
-        ),
+        *_simulate_rows(sim, par, compiled),
         (
             "replay: Bataille state from events",
             f"{replay['events_per_s']:,.0f} events/s",
@@ -522,6 +496,53 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     if servers:
         rows += _server_rows(servers)
     _print(rows, time.perf_counter() - started)
+
+
+def _has_mypyc() -> bool:
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _simulate_rows(sim: dict, par: dict, compiled: dict | None) -> list[tuple[str, ...]]:
+    """simulate against the bare loop, each beside its floor: the reducer alone replaying the
+    same kind of games (nothing decided, no bot asked), from the same run."""
+
+    def pair(label: str, s: dict) -> list[tuple[str, ...]]:
+        bare = (
+            f"bare War loop {s['bare_per_s']:,.0f} games/s ({s['bare_rounds_per_s']:,.0f} rounds/s)"
+        )
+        return [
+            (
+                f"simulate{label}: 52-card 2-player Bataille",
+                f"{s['games_per_s']:,.0f} games/s ({s['rounds_per_s']:,.0f} rounds/s)",
+                bare,
+                f"{s['ratio']:.3f} (target >= 0.25)",
+            ),
+            (
+                f"  its floor{label}: reducer-only replay",
+                f"{s['reducer_rounds_per_s']:,.0f} rounds/s "
+                f"({s['reducer_events_per_round']:.1f} events a round)",
+                bare,
+                f"{s['bound']:.3f} (the most simulate can reach)",
+            ),
+        ]
+
+    rows = pair("", sim)
+    rows.append(
+        (
+            f"simulate --jobs {par['jobs']}",
+            f"{par['rounds_per_s']:,.0f} rounds/s a core; "
+            f"{par['wall_rounds_per_s']:,.0f} rounds/s from start to end",
+            f"bare War loop {par['bare_rounds_per_s']:,.0f} rounds/s (1 process)",
+            f"{par['per_core']:.3f} per core",
+        )
+    )
+    if compiled:
+        rows += pair(" (mypyc)", compiled)
+    return rows
 
 
 def _print(rows: list[tuple[str, ...]], elapsed: float) -> None:

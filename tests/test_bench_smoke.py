@@ -15,7 +15,7 @@ def test_quick_bench_prints_its_table(redis_url):
         [sys.executable, str(ROOT / "bench" / "run.py"), "--quick"],
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=120,
         cwd=ROOT,
         env={"REDIS_URL": redis_url, "PATH": "", "COLUMNS": "160"},
         check=False,
@@ -23,6 +23,8 @@ def test_quick_bench_prints_its_table(redis_url):
     assert out.returncode == 0, out.stderr
     for figure in (
         "| simulate: 52-card 2-player Bataille |",
+        "|   its floor: reducer-only replay |",
+        "| simulate --jobs ",
         "| replay: Bataille state from events |",
         "| one action at version 5,000, cold engine |",
         "| one action at version 5,000, warm engine |",

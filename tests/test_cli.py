@@ -36,9 +36,10 @@ def test_simulate_json_has_exactly_the_documented_fields():
     assert sum(summary["wins"].values()) + summary["draws"] == 6
     assert sum(summary["reasons"].values()) == 6
     assert summary["rounds"]["min"] <= summary["rounds"]["median"] <= summary["rounds"]["max"]
-    again = json.loads(CliRunner().invoke(main, SIMULATE).output)
     same = {k: v for k, v in summary.items() if k != "games_per_s"}
-    assert {k: v for k, v in again.items() if k != "games_per_s"} == same  # same seed, same games
+    for jobs in ("1", "3"):  # same seed, same games, on any number of processes
+        again = json.loads(CliRunner().invoke(main, [*SIMULATE, "--jobs", jobs]).output)
+        assert {k: v for k, v in again.items() if k != "games_per_s"} == same
 
 
 def test_simulate_refuses_bad_options_and_bots():
@@ -46,6 +47,7 @@ def test_simulate_refuses_bad_options_and_bots():
     assert runner.invoke(main, ["simulate", "bataille", "--option", "deck=40"]).exit_code == 2
     assert runner.invoke(main, ["simulate", "bataille", "--seats", "genius"]).exit_code == 2
     assert runner.invoke(main, ["simulate", "chess"]).exit_code == 2
+    assert runner.invoke(main, ["simulate", "bataille", "--jobs", "0"]).exit_code == 2
 
 
 def test_verify_says_ok_or_where_a_file_fails(tmp_path):

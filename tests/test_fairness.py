@@ -366,3 +366,12 @@ def test_a_version_1_game_in_play_goes_on_as_version_1_and_hides_its_hashes(svc)
             checked = True
     report = svc.client.get(f"/v1/games/{gid}/verify").json
     assert report["status"] == "ok" and report["fairness"] == 1, report
+
+
+@pytest.mark.parametrize("length", [0, 1, 32, 64, 65, 200])
+def test_the_streams_hmac_is_hmac_sha256(length):
+    """The stream's HMAC (its key's padding hashed once) is the standard library's, for keys
+    shorter than, as long as and longer than SHA-256's block."""
+    key = bytes(i % 256 for i in range(length))
+    for msg in (b"", b"g|salt|3|0", bytes(range(256)) * 3):
+        assert fairness.hmac_sha256(key, msg) == hmac.digest(key, msg, "sha256")

@@ -12,7 +12,7 @@ from service.core import bots as bot_choice
 from service.core.state import awaited
 from service.core.views import LazyView, game_view
 from service.engine import Engine
-from service.sim.simulate import play, seats_for
+from service.sim.simulate import play, seats_for, simulate
 from service.sim.table import Table
 from service.store import Store
 
@@ -72,3 +72,30 @@ def test_lazy_view_is_the_view():
         assert dict(LazyView(t.state, seat)) == game_view(t.state, seat)
         assert dict(LazyView(t.state, None)) == game_view(t.state, None)
         t.bot_move(seat)
+
+
+@pytest.mark.parametrize(("game", "options", "bots"), [CASES[0], CASES[3]])
+def test_parallel_simulate_equals_the_serial_run(game, options, bots):
+    """`--jobs`: the same seed gives the same games, in the same order, on any number of
+    processes."""
+    now = "2026-01-01T00:00:00.000000Z"
+    serial, serial_finals = simulate(game, 9, options, bots, b"jobs", now=now)
+    done: list[int] = []
+    parallel, parallel_finals = simulate(
+        game, 9, options, bots, b"jobs", done.append, jobs=2, now=now
+    )
+    assert parallel_finals == serial_finals
+    assert {**parallel, "games_per_s": 0} == {**serial, "games_per_s": 0}
+    assert sum(done) == 9 and len(done) > 1  # the progress bar moves as spans finish
+
+
+def test_simulate_keeps_the_state_a_table_keeping_its_events_reaches():
+    """`simulate` keeps no event and no cause: its final state is the one a simulated Table
+    that keeps every event reaches."""
+    seats = seats_for("bataille", {}, ["random"])
+    final = play("bataille", {}, seats, b"kept", 3)
+    game_seed = hashlib.sha256(b"kept" + (3).to_bytes(8, "big")).digest()
+    now = final["at"]
+    t = Table("bataille", {}, seats, seed=game_seed, game_id=final["id"], clock=lambda: now)
+    t.play_out()
+    assert t.state == {**final, "hash": t.state["hash"]}

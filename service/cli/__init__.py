@@ -112,6 +112,12 @@ def _parse_option(text: str) -> tuple[str, object]:
 @click.option("--seed", default=None, help="Hex seed: the same seed plays the same games.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--details", is_flag=True, help="With --json: add the game's own statistics.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1),
+    default=None,
+    help="Processes to play on (default: every core); the results do not depend on it.",
+)
 def simulate(
     game: str,
     count: int,
@@ -120,11 +126,12 @@ def simulate(
     seed: str | None,
     as_json: bool,
     details: bool,
+    jobs: int | None,
 ) -> None:
     """Play COUNT all-bot games in memory and report outcomes."""
     from ..core.options import resolve_options
     from ..core.registry import GAMES
-    from ..sim.simulate import seats_for
+    from ..sim.simulate import cores, seats_for
     from ..sim.simulate import simulate as run
 
     if game not in GAMES:
@@ -140,15 +147,22 @@ def simulate(
     except ValueError:
         raise click.BadParameter("the seed must be hexadecimal", param_hint="--seed") from None
     summarize = GAMES[game].summarize
+    jobs = jobs or cores()
     if as_json or not sys.stdout.isatty():
-        summary, finals = run(game, count, opts, seats.split(","), seed_bytes)
+        summary, finals = run(game, count, opts, seats.split(","), seed_bytes, jobs=jobs)
     else:
         from rich.progress import Progress
 
         with Progress(transient=True) as bar:
             task = bar.add_task(f"{game}: {count} games", total=count)
             summary, finals = run(
-                game, count, opts, seats.split(","), seed_bytes, lambda: bar.advance(task)
+                game,
+                count,
+                opts,
+                seats.split(","),
+                seed_bytes,
+                lambda done: bar.advance(task, done),
+                jobs=jobs,
             )
     extra = summarize(finals) if summarize else None
     if as_json:

@@ -6,34 +6,45 @@ public data, while the same game (a simulation's seed) plays the same way again.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .fairness import secret_rng
+from .game import Bot, Game
 from .state import bot_seats, game_of
 from .views import LazyView, game_view
 
 T = TypeVar("T")
+_ONE = (None,)
 
 
 class _Whims:
-    """A bot's random source, made on its first draw (most moves draw nothing)."""
+    """A bot's random source, made on its first real draw. Most moves draw nothing, or choose
+    among one legal action: such a choice is known without the stream, and the draws it
+    would have made are made when the stream is first needed, so every later draw is the
+    same as if the stream had been made at once."""
 
-    __slots__ = ("_args", "_rng")
+    __slots__ = ("_args", "_owed", "_rng")
 
     def __init__(self, *args: Any) -> None:
         self._args = args
         self._rng: random.Random | None = None
+        self._owed = 0
 
     def _get(self) -> random.Random:
         if self._rng is None:
-            self._rng = secret_rng(*self._args)
+            self._rng = rng = secret_rng(*self._args)
+            for _ in range(self._owed):
+                rng.choice(_ONE)
         return self._rng
 
     def random(self) -> float:
         return self._get().random()
 
     def choice(self, seq: Sequence[T]) -> T:
+        if self._rng is None and len(seq) == 1:
+            self._owed += 1
+            return seq[0]
         return self._get().choice(seq)
 
     def randrange(self, start: int, stop: int | None = None) -> int:
@@ -60,6 +71,21 @@ def choose(
     name = bot or bot_of(state, seat)
     view: Mapping = LazyView(state, seat) if lazy else game_view(state, seat)
     return game.bots[name](view, whims(state, server_seed, seat))
+
+
+def chooser(
+    game: Game, server_seed: bytes, chosen: Mapping[int, str]
+) -> Callable[[dict, int, list[int]], dict]:
+    """`choose` with lazy views for a simulation that plays `chosen` bots (by seat) in one game
+    to its end: the bots are looked up once, and the seats awaited, which the caller knows, are
+    the view's `to_move`. The same views and the same whims as `choose`."""
+    played: dict[int, Bot] = {seat: game.bots[name] for seat, name in chosen.items()}
+
+    def choose_(state: dict, seat: int, awaited: list[int]) -> dict:
+        whims_ = _Whims(server_seed, state["id"], state["version"], seat, "bot")
+        return played[seat](LazyView(state, seat, awaited, game), whims_)
+
+    return choose_
 
 
 def timeout_action(state: dict, seat: int, server_seed: bytes) -> dict:

@@ -10,6 +10,7 @@ CARD_RE = re.compile(r"^(?:10|[2-9JQKA])[SHDC]$")
 
 # Ace high: 2 -> 2 ... A -> 14. Games with other orders define their own.
 RANK_VALUE = {rank: i + 2 for i, rank in enumerate(RANKS)}
+CARD_VALUE = {rank + suit: v for rank, v in RANK_VALUE.items() for suit in SUITS}
 
 
 class BadCard(ValueError):
@@ -35,7 +36,7 @@ def suit(card: str) -> str:
 
 def value(card: str) -> int:
     """Ace-high value of a card: 2..14."""
-    return RANK_VALUE[card[:-1]]
+    return CARD_VALUE[card]
 
 
 def deck(ranks: tuple[str, ...] | list[str] = RANKS, suits: tuple[str, ...] = SUITS) -> list[str]:

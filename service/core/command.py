@@ -8,25 +8,41 @@ game's `decide` always sees the state its next event will follow.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from . import bots, fairness
 from .chain import GENESIS, event_hash
 from .clocks import due_timers
-from .game import RuleError, not_your_turn
+from .game import Game, RuleError, not_your_turn
 from .sealing import FAIRNESS, chain_hash, seal, sealed_form, secrets
 from .shapes import ShapeError, check_action
 from .state import apply, awaited, clone, game_of, open_seats
 
 # data fields every game's events may carry besides their own: the framework writes them
 FRAMEWORK_FIELDS = frozenset({"rng", "cause", "client_seeds", "salt"})
+_LIFECYCLE = ("created", "seat_taken", "ended")
+_UNRECORDED: dict = {}  # the cause of an action whose events nobody keeps (see `Command.kept`)
+
+
+@cache
+def _declared_fields(game: Game) -> dict[str, frozenset[str] | None]:
+    """Each event type of `game` with the data fields it may carry (None: any, the lifecycle's)."""
+    out: dict[str, frozenset[str] | None] = {
+        kind: frozenset(event.fields.keys() | FRAMEWORK_FIELDS)
+        for kind, event in game.events.items()
+    }
+    out.update(dict.fromkeys(_LIFECYCLE))
+    return out
 
 
 class Command:
     """With `sealed` false (a simulation: no chain, nothing stored) events get no `prev`, no
     `hash` and no seals; with `owned` the command works on `state` itself instead of a copy
-    (the caller gives it up). Either way the game's `decide` and `apply` run exactly as for a
-    stored game, and the random stream is the same."""
+    (the caller gives it up). With `kept` false (a simulation that keeps only the final state)
+    no event is kept and no cause recorded, and one event dict is reused for every event.
+    Either way the game's `decide` and `apply` run exactly as for a stored game, on the same
+    data, and the random stream is the same."""
 
     def __init__(
         self,
@@ -38,9 +54,14 @@ class Command:
         sealed: bool = True,
         owned: bool = False,
         cause: dict | None = None,
+        kept: bool = True,
     ) -> None:
-        self.state = state if owned else clone(state)
-        self.game = game_of(self.state) if "game" in self.state else None
+        # the game's state: each game reads it as its own (a GameState with its own table)
+        self.state: Any = state if owned else clone(state)
+        self.game: Game | None = None
+        self._declared: dict[str, frozenset[str] | None] | None = None
+        if "game" in self.state:
+            self._bind(game_of(self.state))
         self.events: list[dict] = []
         self.actor = actor
         self.cause = cause
@@ -50,6 +71,12 @@ class Command:
         self._rng: fairness.Rng | None = None
         self._start_fields: dict | None = None
         self._sealed = sealed
+        self.kept = kept
+        self._event: dict = {"prev": None, "hash": None}  # the one event dict when not kept
+
+    def _bind(self, game: Game) -> None:
+        self.game = game
+        self._declared = _declared_fields(game)
 
     @property
     def rng(self) -> fairness.Rng:
@@ -61,42 +88,57 @@ class Command:
 
     def emit(self, type_: str, data: dict, actor: Any = None) -> None:
         """Seal an event, apply it, and keep it for the append."""
-        if self.cause is not None:  # the first event of the batch says what caused it
-            data = {"cause": self.cause, **data}
+        cause = self.cause
+        if cause is not None:  # the first event of the batch says what caused it
+            if cause is not _UNRECORDED:
+                data = {"cause": cause, **data}
             self.cause = None
         if self._start_fields is not None:
             data = {**self._start_fields, **data}
             self._start_fields = None
-        if self._rng is not None and self._rng.ledger:
-            data = {**data, "rng": self._rng.ledger}
-        self._rng = None
+        rng = self._rng
+        if rng is not None:
+            if rng.ledger:
+                data = {**data, "rng": rng.ledger}
+            self._rng = None
         state = self.state
-        event = {
-            "version": state["version"] + 1,
-            "type": type_,
-            "at": self._now,
-            "actor": self.actor if actor is None else actor,
-            "data": data,
-        }
-        self._check_declared(event)
+        if self.kept:
+            event = {
+                "version": state["version"] + 1,
+                "type": type_,
+                "at": self._now,
+                "actor": self.actor if actor is None else actor,
+                "data": data,
+            }
+        else:  # nobody keeps it: the reducer reads it once, so one dict serves every event
+            event = self._event
+            event["version"] = state["version"] + 1
+            event["type"] = type_
+            event["at"] = self._now
+            event["actor"] = self.actor if actor is None else actor
+            event["data"] = data
+        self._check_declared(type_, data)
         if self._sealed:
             self._chain(event)
-        else:
+        elif self.kept:
             event["prev"] = event["hash"] = None  # a simulation has no chain
-        apply(state, event)
-        self.events.append(event)
+        apply(state, event, self.game)
+        if self.kept:
+            self.events.append(event)
 
-    def _check_declared(self, event: dict) -> None:
+    def _check_declared(self, type_: str, data: dict) -> None:
         """Every field an event carries is declared by its game (a whitelist: a value nobody
         declared cannot slip out unsealed)."""
-        if self.game is None or event["type"] in ("created", "seat_taken", "ended"):
+        declared = self._declared
+        if declared is None:  # the `created` event: no game yet
             return
-        declared = self.game.events.get(event["type"])
-        if declared is None:
-            raise TypeError(f"{self.game.name} declares no event {event['type']!r}")
-        extra = event["data"].keys() - declared.fields.keys() - FRAMEWORK_FIELDS
-        if extra:
-            raise TypeError(f"{self.game.name} event {event['type']!r}: undeclared {extra}")
+        try:
+            allowed = declared[type_]
+        except KeyError:
+            raise TypeError(f"{self.game!r} declares no event {type_!r}") from None
+        if allowed is not None and not data.keys() <= allowed:
+            extra = data.keys() - allowed
+            raise TypeError(f"{self.game!r} event {type_!r}: undeclared {extra}")
 
     def _chain(self, event: dict) -> None:
         state = self.state
@@ -111,11 +153,17 @@ class Command:
 
     def decide(self, seat: int, action: dict, by: str = "seat") -> None:
         """One seat's action, decided by the game; this command's events are its events alone."""
-        self.events = []
-        self.cause = {"action": {"seat": seat, "by": by, "body": action}}
-        self.game.decide(self, seat, action)
-        if self.cause is not None:
-            raise RuntimeError(f"{self.game.name}: an action that wrote no event")
+        if self.kept:
+            self.events = []
+            self.cause = {"action": {"seat": seat, "by": by, "body": action}}
+        else:
+            self.cause = _UNRECORDED
+        game = self.game
+        assert game is not None, "a command on a game not created"
+        version = self.state["version"]
+        game.decide(self, seat, action)
+        if self.state["version"] == version:
+            raise RuntimeError(f"{game.name}: an action that wrote no event")
 
     def end(self, result: dict) -> None:
         """The last event: the result, and the server seed revealed (FAIRNESS.md)."""
@@ -126,6 +174,7 @@ class Command:
         seeds = [s.get("client_seed") or "" for s in self.state["seats"]]
         self._salt = fairness.salt(seeds)
         self._start_fields = {"client_seeds": seeds, "salt": self._salt}
+        assert self.game is not None, "a command on a game not created"
         self.game.start(self, deal)
 
 
@@ -157,7 +206,7 @@ def create(
         if deal is not None:
             data["deal"] = deal  # a test game's fixed deal, sealed until the end
     cmd.emit("created", data)
-    cmd.game = game_of(cmd.state)
+    cmd._bind(game_of(cmd.state))
     if not open_seats(cmd.state):
         cmd.begin(deal)
     return cmd
@@ -229,5 +278,6 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
         action = bots.timeout_action(state, seat, server_seed)
         return act(state, server_seed, seat, action, now, "clock")
     cmd = Command(state, server_seed, now, "clock", cause={"timer": {"due": due[key]}})
+    assert cmd.game is not None and cmd.game.on_timer is not None, "a game clock without a game"
     cmd.game.on_timer(cmd, key)
     return cmd

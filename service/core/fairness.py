@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
 import random
 import secrets
 import struct
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from .cards import SUITS
@@ -21,6 +21,34 @@ from .cards import SUITS
 T = TypeVar("T")
 _TWO64 = 2**64
 _FOUR_U64 = struct.Struct(">4Q")
+# randbelow(n) keeps a draw u only below the largest multiple of n that fits in 64 bits
+_LIMITS = (0, *(_TWO64 - (_TWO64 % n) for n in range(1, 64)))
+
+
+_INNER = bytes(x ^ 0x36 for x in range(256))
+_OUTER = bytes(x ^ 0x5C for x in range(256))
+
+
+@lru_cache(maxsize=64)
+def _keyed(key: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256's inner and outer hashes with `key` already absorbed (RFC 2104)."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    return hashlib.sha256(key.translate(_INNER)), hashlib.sha256(key.translate(_OUTER))
+
+
+def hmac_sha256(key: bytes, msg: bytes) -> bytes:
+    """`hmac.digest(key, msg, "sha256")`, the key's padding hashed once per key instead of at
+    every call: the stream of one event asks for a block per four draws."""
+    return _hmac(_keyed(key), msg)
+
+
+def _hmac(keyed: tuple[Any, Any], msg: bytes) -> bytes:
+    inner, outer = keyed[0].copy(), keyed[1].copy()
+    inner.update(msg)
+    outer.update(inner.digest())
+    return outer.digest()
 
 
 def new_server_seed() -> bytes:
@@ -41,27 +69,28 @@ class Rng:
     """The random stream of one event, and the ledger of the draws made from it."""
 
     def __init__(self, server_seed: bytes, game_id: str, salt: str, version: int) -> None:
-        self._key = server_seed
+        self._hashes = _keyed(server_seed)
         self._prefix = f"{game_id}|{salt}|{version}|"
         self._block = 0
-        self._buffer: list[int] = []
+        self._buffer: list[int] = []  # what is left of the current block
         self.ledger: list[dict[str, Any]] = []
 
-    def _next_u64(self) -> int:
-        if not self._buffer:
-            msg = (self._prefix + str(self._block)).encode()
-            digest = hmac.digest(self._key, msg, "sha256")
-            self._block += 1
-            # four big-endian u64 per block, consumed in order (reversed for pop())
-            self._buffer = list(_FOUR_U64.unpack(digest))[::-1]
-        return self._buffer.pop()
+    def _refill(self) -> list[int]:
+        """The next block: four big-endian u64, reversed so that pop() takes them in order."""
+        msg = (self._prefix + str(self._block)).encode()
+        self._block += 1
+        self._buffer = list(_FOUR_U64.unpack(_hmac(self._hashes, msg)))[::-1]
+        return self._buffer
 
     def randbelow(self, n: int) -> int:
         if n < 1:
             raise ValueError("randbelow needs n >= 1")
-        limit = _TWO64 - (_TWO64 % n)
+        limit = _LIMITS[n] if n < 64 else _TWO64 - (_TWO64 % n)
+        buffer = self._buffer
         while True:
-            u = self._next_u64()
+            if not buffer:
+                buffer = self._refill()
+            u = buffer.pop()
             if u < limit:
                 return u % n
 
@@ -131,8 +160,13 @@ _CANONICAL_ORDER = {
 
 def canonical_order(cards: list) -> bool:
     """Suits S, H, D, C, within a suit 2 ... A, each card at most once."""
-    keys = [_CANONICAL_ORDER.get(c) if isinstance(c, str) else None for c in cards]
-    return None not in keys and all(a < b for a, b in itertools.pairwise(keys))
+    last = -1
+    for card in cards:
+        key = _CANONICAL_ORDER.get(card) if isinstance(card, str) else None
+        if key is None or key <= last:
+            return False
+        last = key
+    return True
 
 
 # -- bots' whims -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ fair stream of the event being built (FAIRNESS.md), and ends up in that event's 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, TypeVar
 
 from .shapes import Action, Event, Shape
@@ -32,7 +32,7 @@ class BotRng(Protocol):
     def shuffle(self, x: list) -> None: ...
 
 
-Bot = Callable[[dict, BotRng], dict]
+Bot = Callable[[Mapping, BotRng], dict]  # the seat's view (a dict, or a lazy one)
 
 
 class RuleError(Exception):
@@ -119,7 +119,7 @@ def max_rounds(default: int, doc: str) -> Option:
     return Option("max_rounds", default, min=1, max=1_000_000, doc=doc)
 
 
-def random_bot(view: dict, rng: BotRng) -> dict:
+def random_bot(view: Mapping, rng: BotRng) -> dict:
     """Uniformly among the legal actions."""
     return rng.choice(view["legal_actions"])
 
@@ -217,6 +217,7 @@ class Game:
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     doc: str = ""
+    reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
 
     def __post_init__(self) -> None:
         for required in ("random", "greedy"):
@@ -239,7 +240,9 @@ _DECLARED = {
     "result_shape": "RESULT",
     "deal_shape": "DEAL",
 }
-_FIELDS = [f for f in Game.__dataclass_fields__ if f not in ("name", "title", "seat_range", "doc")]
+_FIELDS = [
+    f.name for f in fields(Game) if f.init and f.name not in ("name", "title", "seat_range", "doc")
+]
 
 
 def declare(

@@ -9,7 +9,7 @@ generated from the same declarations (`to_schema`, JSON Schema as OpenAPI 3.1 ta
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -280,7 +280,7 @@ class Action:
         return Obj({"type": Choice((self.type,)), **self.fields}, title=self.type)
 
 
-def check_action(actions: list[Action], options: dict, body: Any) -> dict:
+def check_action(actions: Sequence[Action], options: dict, body: Any) -> dict:
     """The body if it is one of the game's actions, as its shape says; else ShapeError."""
     if not isinstance(body, dict):
         raise ShapeError("an action is a JSON object")

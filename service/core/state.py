@@ -1,6 +1,7 @@
 """The game state and its reducer: the lifecycle every game shares, then the game's own `apply`.
 
-State is plain JSON-able data, so a snapshot is its JSON. `evolve` is pure (it copies);
+State is plain JSON-able data, so a snapshot is its JSON: a `GameState` (below), whose `table`
+is the game's own (each game types its table in its rules). `evolve` is pure (it copies);
 `fold` copies once and applies many events in place, which is what replay needs to be fast.
 """
 
@@ -8,18 +9,53 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from .chain import GENESIS
 from .game import Game
 from .registry import GAMES
+
+Status = Literal["new", "open", "playing", "finished"]
+
+
+class SeatState(TypedDict):
+    seat: int
+    name: NotRequired[str]  # a person's, once the seat is taken
+    bot: NotRequired[str]  # a bot's seat
+    open: NotRequired[bool]  # waiting for a person to join
+    client_seed: NotRequired[str | None]
+
+
+class GameState(TypedDict):
+    """The lifecycle every game shares (`created`, `seat_taken`, the deal, `ended`); from
+    `created` on, every key but the last four is there."""
+
+    version: int  # of the last event applied
+    hash: str | None  # that event's (None in a simulation, which has no chain)
+    status: Status
+    id: NotRequired[str]
+    game: NotRequired[str]
+    options: NotRequired[dict[str, Any]]  # every option, resolved
+    seats: NotRequired[list[SeatState]]
+    seed_commitment: NotRequired[str]
+    test: NotRequired[bool]  # fixed seed or deal: never presented as fair
+    salt: NotRequired[str | None]  # from the seats' client seeds, at the deal
+    result: NotRequired[dict[str, Any] | None]  # the game's `result`, once finished
+    created_at: NotRequired[str]
+    at: NotRequired[str]  # the last event's time
+    table: NotRequired[Any]  # the game's own: typed by its rules
+    fairness: NotRequired[int]  # the FAIRNESS.md version the game was created under
+    revealed_at: NotRequired[int]  # the last event that revealed values hidden "until reveal"
+    started_at: NotRequired[str]  # the deal's time
+    deal: NotRequired[dict]  # a test game's fixed deal
+    awaited: NotRequired[dict[str, str]]  # with move clocks: since when each seat is awaited
 
 
 class BadLog(ValueError):
     """Events that do not follow each other (a gap, a repeat, an unknown game)."""
 
 
-def initial() -> dict[str, Any]:
+def initial() -> GameState:
     return {"version": 0, "hash": GENESIS, "status": "new"}
 
 
@@ -47,17 +83,19 @@ def legal_actions(state: dict, seat: int | None) -> list[dict]:
 _LIFECYCLE = frozenset({"created", "seat_taken", "ended"})
 
 
-def apply(state: dict, event: dict) -> None:
-    """Apply one event to `state` in place."""
+def apply(state: dict, event: dict, game: Game | None = None) -> None:
+    """Apply one event to `state` in place; `game`, the state's game if the caller has it."""
     if event["version"] != state["version"] + 1:
         raise BadLog(f"event {event['version']} cannot follow version {state['version']}")
-    kind, data = event["type"], event["data"]
+    kind: str = event["type"]
+    data: dict = event["data"]
     if kind not in _LIFECYCLE:  # the game's own events, by far the most
         if "salt" in data:  # the first game event: the deal
             state["salt"] = data["salt"]
             state["status"] = "playing"
             state["started_at"] = event["at"]
-        game = game_of(state)
+        if game is None:
+            game = game_of(state)
         game.apply(state, event)
         if kind in game.reveal_events:  # values hidden "until reveal" are now public
             state["revealed_at"] = event["version"]
@@ -114,7 +152,7 @@ def evolve(state: dict, event: dict) -> dict:
 
 def fold(events: Iterable[dict], state: dict | None = None) -> dict:
     """The state after `events`, starting from `state` (not modified) or from nothing."""
-    current = initial() if state is None else clone(state)
+    current = cast(dict, initial()) if state is None else clone(state)
     for event in events:
         apply(current, event)
     return current

@@ -13,6 +13,7 @@ from typing import Any
 
 from .clocks import due_timers
 from .fairness import nonce
+from .game import Game
 from .sealing import replaced, sealed_form, secrets, sees
 from .state import awaited, game_of, legal_actions
 
@@ -60,20 +61,38 @@ def game_view(state: dict, seat: int | None) -> dict:
 
 class LazyView(Mapping):
     """The same view as `game_view`, each field computed when first read: what a bot in a
-    simulation gets (most bots read one or two fields). Valid only until the state moves on."""
+    simulation gets (most bots read one or two fields). Valid only until the state moves on.
+    `awaited` (the seats awaited, if the caller knows them) and `game` save looking them up."""
 
-    __slots__ = ("_got", "_seat", "_state")
+    __slots__ = ("_game", "_got", "_seat", "_state")
 
-    def __init__(self, state: dict, seat: int | None) -> None:
+    def __init__(
+        self,
+        state: dict,
+        seat: int | None,
+        awaited: list[int] | None = None,
+        game: Game | None = None,
+    ) -> None:
         self._state = state
         self._seat = seat
-        self._got: dict[str, Any] = {}
+        self._game = game
+        self._got: dict[str, Any] = {} if awaited is None else {"to_move": awaited}
 
     def __getitem__(self, key: str) -> Any:
         got = self._got
-        if key not in got:
-            got[key] = _FIELDS[key](self._state, self._seat)
-        return got[key]
+        if key in got:  # most reads are first reads: no KeyError to raise and catch
+            return got[key]
+        if key == "legal_actions":  # `legal_actions` of state.py, from the seats awaited
+            seat = self._seat
+            game = self._game or game_of(self._state)
+            awaited = seat is not None and seat in self["to_move"]
+            value: Any = (
+                game.legal_actions(self._state, seat) if awaited and seat is not None else []
+            )
+        else:
+            value = _FIELDS[key](self._state, self._seat)
+        got[key] = value
+        return value
 
     def __iter__(self) -> Iterator[str]:
         return iter(_FIELDS)

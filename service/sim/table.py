@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core import bots, command
 from ..core.clock import utc_now
+from ..core.game import Game
 from ..core.options import resolve_options
 from ..core.registry import GAMES
 from ..core.sealing import FAIRNESS
@@ -32,11 +33,14 @@ class Table:
         clock=utc_now,
         simulation: bool = False,
         fairness: int = FAIRNESS,
+        kept: bool = True,
     ) -> None:
         """With `simulation` the table skips what only a stored game needs: events are not
         sealed into the hash chain, the state moves on in place instead of being copied per
         action, and bots read their view lazily. The rules code and the random stream are the
-        same, so the game's course and result are the same as a stored game's."""
+        same, so the game's course and result are the same as a stored game's. With `kept`
+        false as well, `play_out` keeps no event (nor its cause): only the final state counts,
+        as in `simulate`."""
         module = GAMES[game]
         self.options = resolve_options(module, options or {})
         n = module.seat_count(self.options)
@@ -47,6 +51,7 @@ class Table:
         self.deal = deal
         self.clock = clock
         self.simulation = simulation
+        self.kept = kept or not simulation
         described = [{"seat": i, **s} for i, s in enumerate(seats)]
         cmd = command.create(
             game_id,
@@ -64,7 +69,7 @@ class Table:
         self.state = cmd.state
 
     @property
-    def game(self):
+    def game(self) -> Game:
         return game_of(self.state)
 
     def _take(self, cmd: command.Command) -> list[dict]:
@@ -97,6 +102,8 @@ class Table:
     def _back_to_log(self) -> None:
         """A simulation's state moves on in place: refused halfway, it goes back to the state
         of the events kept (the last good one)."""
+        if not self.kept:
+            raise RuntimeError("a table that keeps no events cannot go back to a good state")
         if self.state["version"] != (self.events[-1]["version"] if self.events else 0):
             self.state = fold(self.events)
 
@@ -146,22 +153,29 @@ class Table:
         game, at one instant (the clock is read once), and the seat comes from `to_move`, so it
         needs no check of its right to act."""
         state = self.state
-        cmd = command.Command(state, self.seed, self.clock(), "bot", sealed=False, owned=True)
+        kept = self.kept
+        cmd = command.Command(
+            state, self.seed, self.clock(), "bot", sealed=False, owned=True, kept=kept
+        )
+        game = self.game
+        to_move = game.to_move
+        choose = bots.chooser(game, self.seed, chosen)
+        decide = cmd.decide
         events = self.events
         try:
             for _ in range(limit):
-                seats = awaited(state)
-                if not seats:
-                    if state["status"] == "playing":
-                        raise RuntimeError("a game under way awaits no seat")
+                if state["status"] != "playing":
                     return
+                seats = to_move(state)
+                if not seats:
+                    raise RuntimeError("a game under way awaits no seat")
                 seat = seats[0]
-                cmd.decide(
-                    seat, bots.choose(state, seat, self.seed, chosen[seat], lazy=True), "bot"
-                )
-                events += cmd.events
+                decide(seat, choose(state, seat, seats), "bot")
+                if kept:
+                    events += cmd.events
         except Exception:
-            self._back_to_log()
+            if kept:
+                self._back_to_log()
             raise
         raise RuntimeError("game did not end")
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ...core.cards import RANKS, value
 from ...core.game import BotRng, random_bot
 
 
-def greedy(view_: dict, rng: BotRng) -> dict:
+def greedy(view_: Mapping, rng: BotRng) -> dict:
     """Classique: flip. Ouverte: a high card to win a round (else throw the lowest), and in a
     bataille the highest card up and the lowest down."""
     legal = view_["legal_actions"]

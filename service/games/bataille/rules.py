@@ -1,15 +1,15 @@
 """La Bataille (War), the rules: RULES.md, Bataille section (seed 004).
 
-Table state: each seat's `packs` (top first) and `won` pile, who is `out`, the `pot` on the table
-(cards in the order they reached it), what each contender has `put` in the current step (the
-round's turn is step 0, each bataille one more), and the cards set `aside` out of play.
+The table is a `Table` (below): each seat's pack and won pile, who is out, the pot, what each
+contender has put in the current step, and the cards set aside out of play.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from ...core.cards import RANK_VALUE, RANKS, ranks_from
+from ...core.cards import CARD_VALUE, RANKS, ranks_from
 from ...core.cards import deck as full_deck
 from ...core.game import (
     Option,
@@ -20,6 +20,39 @@ from ...core.game import (
     max_rounds,
     result,
 )
+from ...core.state import GameState
+
+if TYPE_CHECKING:  # the rules are handed a command; they never make one
+    from ...core.command import Command
+
+
+class Put(TypedDict):
+    """What a contender has put in this step: its face-up card (None if it had none left) and
+    its face-down ones."""
+
+    up: str | None
+    down: list[str]
+
+
+class Table(TypedDict):
+    packs: list[list[str]]  # by seat, the top card first
+    won: list[list[str]]  # by seat, the pile of cards won, in the order won
+    out: list[bool]  # by seat
+    aside: list[str]  # out of play: the deal's odd cards, a pot nobody won
+    pot: list[str]  # the cards on the table, in the order they reached it
+    pot_down: list[str]  # those of them put face down
+    put: list[Put | None]  # by seat, in the current step
+    contenders: list[int]  # the seats playing this step: everybody in, or a bataille's tied
+    step: int  # the round's turn is step 0, each bataille one more
+    revealed: bool  # ouverte: this step's face-up cards turned
+    round: int  # rounds finished
+    seen: str  # ordered gathering: the key of each round's starting position, in round order
+    repeat: int | None  # the round whose position came back (rule 8)
+
+
+class State(GameState):
+    table: NotRequired[Table]  # from `created` on
+
 
 OPTIONS = [
     Option("players", 2, min=2, max=6, doc="2 to 6 players"),
@@ -39,7 +72,7 @@ def deck(options: dict) -> list[str]:
     return full_deck(ranks_from("7") if options["deck"] == 32 else RANKS)
 
 
-def setup(options: dict) -> dict:
+def setup(options: dict) -> Table:
     n = options["players"]
     return {
         "packs": [[] for _ in range(n)],
@@ -72,7 +105,7 @@ def check_deal(deal: dict, options: dict) -> list[list[str]]:
     return check_dealt(packs, lambda _: allowed)
 
 
-def start(cmd, deal: dict | None) -> None:
+def start(cmd: Command, deal: dict | None) -> None:
     """Rule 1: shuffle; the last `deck mod players` cards are set aside; deal one at a time."""
     options = cmd.state["options"]
     n = options["players"]
@@ -92,19 +125,19 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which ---------------------------------------------------------------------
 
 
-def _need(state: dict) -> int:
+def _need(state: State) -> int:
     """Cards a contender puts in this step: 1 in the round's turn, 2 in a bataille (1 sans inconnue)."""
     t = state["table"]
     return 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
 
 
-def to_move(state: dict) -> list[int]:
+def to_move(state: State) -> list[int]:
     t = state["table"]
     put, out = t["put"], t["out"]
     return [s for s in t["contenders"] if put[s] is None and not out[s]]
 
 
-def waiting_reason(state: dict, seat: int) -> RuleError:
+def waiting_reason(state: State, seat: int) -> RuleError:
     """Why a seat that is not awaited may not act now (a precise 409)."""
     t = state["table"]
     if t["out"][seat]:
@@ -116,14 +149,14 @@ def waiting_reason(state: dict, seat: int) -> RuleError:
     return RuleError("not_your_turn", "it is not your turn", 409)
 
 
-def _available(state: dict, seat: int) -> list[str]:
+def _available(state: State, seat: int) -> list[str]:
     """The cards a seat can put now: its pack, and its won pile when the pack is too short."""
     t = state["table"]
     pack = t["packs"][seat]
     return pack + t["won"][seat] if len(pack) < _need(state) else list(pack)
 
 
-def legal_actions(state: dict, seat: int) -> list[dict]:
+def legal_actions(state: State, seat: int) -> list[dict]:
     if state["options"]["variant"] != "ouverte":
         return [{"type": "flip"}]
     cards = _available(state, seat)
@@ -135,32 +168,33 @@ def legal_actions(state: dict, seat: int) -> list[dict]:
 # -- the command side ------------------------------------------------------------------------
 
 
-def _turn_pack(cmd, seat: int) -> None:
+def _turn_pack(cmd: Command, seat: int) -> None:
     """Rule 5: an exhausted pack is replaced by the won pile (shuffled when `gather` is random)."""
     t = cmd.state["table"]
     if len(t["packs"][seat]) >= _need(cmd.state) or not t["won"][seat]:
         return
-    data = {"seat": seat, "count": len(t["won"][seat])}
+    data: dict[str, Any] = {"seat": seat, "count": len(t["won"][seat])}
     if cmd.state["options"]["gather"] == "random":
         data["order"] = cmd.rng.shuffle(t["won"][seat], f"won pile of seat {seat}")
     cmd.emit("pack_turned", data, actor="server")
 
 
-def decide(cmd, seat: int, action: dict) -> None:
-    state = cmd.state
+def decide(cmd: Command, seat: int, action: dict) -> None:
+    state: State = cmd.state
     if action["type"] == "flip":  # the framework offers `flip` outside `ouverte` only
         t = state["table"]
         need = 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
-        if len(t["packs"][seat]) < need and t["won"][seat]:
-            _turn_pack(cmd, seat)
         pack = t["packs"][seat]
+        if len(pack) < need and t["won"][seat]:
+            _turn_pack(cmd, seat)
+            pack = t["packs"][seat]
         cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
     else:
         _decide_open(cmd, seat, action)
     _settle(cmd)
 
 
-def _decide_open(cmd, seat: int, action: dict) -> None:
+def _decide_open(cmd: Command, seat: int, action: dict) -> None:
     """Bataille ouverte: the seat chooses its card(s); committed face down, revealed together."""
     state = cmd.state
     need = _need(state)
@@ -179,23 +213,30 @@ def _decide_open(cmd, seat: int, action: dict) -> None:
     cmd.emit("committed", {"seat": seat, "card": cards[0], "down": cards[1:]})
 
 
-def _settle(cmd) -> None:
+def _settle(cmd: Command) -> None:
     """Once every contender has put its cards: reveal, then take, bataille, or end the round."""
-    state, t = cmd.state, cmd.state["table"]
+    state: State = cmd.state
+    t = state["table"]
     while not to_move(state) and state["status"] == "playing":
         contenders = t["contenders"]
-        if state["options"]["variant"] == "ouverte" and not t["revealed"]:
-            ups = {str(s): t["put"][s]["up"] for s in contenders if t["put"][s]["up"]}
-            cmd.emit("revealed", {"up": ups}, actor="server")
         put = t["put"]
-        ups = [(s, put[s]["up"]) for s in contenders if put[s]["up"]]
-        if not ups:  # rule 6: every player of the bataille is out
+        if state["options"]["variant"] == "ouverte" and not t["revealed"]:
+            shown = {str(s): p["up"] for s in contenders if (p := put[s]) and p["up"]}
+            cmd.emit("revealed", {"up": shown}, actor="server")
+        best, tied = 0, []  # the highest face-up card, and the contenders who put one
+        for s in contenders:  # every contender has put its cards
+            p = put[s]
+            up = p["up"] if p else None
+            if up:
+                v = CARD_VALUE[up]
+                if v > best:
+                    best, tied = v, [s]
+                elif v == best:
+                    tied.append(s)
+        if not tied:  # rule 6: every player of the bataille is out
             cmd.emit("left_play", {"count": len(t["pot"]) + _put_count(t)}, actor="server")
             _end_round(cmd)
             return
-        values = [(s, RANK_VALUE[card[:-1]]) for s, card in ups]
-        best = max(v for _, v in values)
-        tied = [s for s, v in values if v == best]
         if len(tied) == 1:  # rule 3: the single highest card takes every card on the table
             cmd.emit(
                 "took",
@@ -214,13 +255,18 @@ def _settle(cmd) -> None:
             _shortfall(cmd, seat)
 
 
-def _put_count(t: dict) -> int:
-    return sum(len(p["down"]) + (1 if p["up"] else 0) for p in t["put"] if p)
+def _put_count(t: Table) -> int:
+    count = 0
+    for p in t["put"]:
+        if p:
+            count += len(p["down"]) + (1 if p["up"] else 0)
+    return count
 
 
-def _shortfall(cmd, seat: int) -> None:
+def _shortfall(cmd: Command, seat: int) -> None:
     """Rule 6: a contender without enough cards for the bataille."""
-    state, t = cmd.state, cmd.state["table"]
+    state: State = cmd.state
+    t = state["table"]
     have = len(t["packs"][seat]) + len(t["won"][seat])
     if have >= _need(state):
         return
@@ -235,16 +281,18 @@ def _shortfall(cmd, seat: int) -> None:
         cmd.emit("short", {"seat": seat, "up": None, "down": cards, "out": True}, actor="server")
 
 
-def _counts(t: dict) -> list[int]:
+def _counts(t: Table) -> list[int]:
     """Each seat's cards (pack and won pile): counted only when the game ends."""
     return [len(p) + len(w) for p, w in zip(t["packs"], t["won"], strict=True)]
 
 
-def _end_round(cmd) -> None:
+def _end_round(cmd: Command) -> None:
     """Rule 7: players left without cards are out; then the game may end."""
-    state, t = cmd.state, cmd.state["table"]
-    for seat in range(len(t["out"])):
-        if not t["out"][seat] and not t["packs"][seat] and not t["won"][seat]:
+    state: State = cmd.state
+    t = state["table"]
+    packs, won = t["packs"], t["won"]
+    for seat, out in enumerate(t["out"]):
+        if not out and not packs[seat] and not won[seat]:
             cmd.emit("out", {"seat": seat, "reason": "no_cards"}, actor="server")
     alive = [s for s, out in enumerate(t["out"]) if not out]
     rounds = t["round"]
@@ -262,27 +310,34 @@ def _end_round(cmd) -> None:
 # -- the reducer -------------------------------------------------------------------------------
 
 
-def apply(state: dict, event: dict) -> None:
-    t, d, kind = state["table"], event["data"], event["type"]
-    if kind == "dealt":
-        t["packs"] = [list(p) for p in d["packs"]]
-        t["aside"] = list(d["aside"])
-        t["contenders"] = list(range(len(t["packs"])))
-        _remember_position(state)
+def apply(state: State, event: dict) -> None:
+    t = state["table"]
+    d: dict = event["data"]
+    kind: str = event["type"]
+    if kind == "flipped" or kind == "committed":  # by far the most frequent, then `took`
+        seat = d["seat"]
+        up = d["up"] if kind == "flipped" else d["card"]
+        down = d["down"]
+        pack = t["packs"][seat]
+        n = len(down)
+        if len(pack) > n and pack[n] == up and (not n or pack[:n] == down):
+            del pack[: n + 1]  # the usual case: the top of the pack (cards are unique)
+        else:
+            t["packs"][seat] = [c for c in pack if c != up and c not in down]
+        t["put"][seat] = {"up": up, "down": list(down)}
+    elif kind == "took":
+        _collect(t)
+        t["won"][d["seat"]] += t["pot"]
+        _next_round(state)
     elif kind == "pack_turned":
         seat = d["seat"]
         t["packs"][seat] = t["packs"][seat] + d.get("order", t["won"][seat])
         t["won"][seat] = []
-    elif kind in ("flipped", "committed"):
-        seat = d["seat"]
-        up = d["up"] if kind == "flipped" else d["card"]
-        put = [*d["down"], up]
-        pack = t["packs"][seat]
-        if pack[: len(put)] == put:  # the usual case: the top of the pack (cards are unique)
-            t["packs"][seat] = pack[len(put) :]
-        else:
-            t["packs"][seat] = [c for c in pack if c not in put]
-        t["put"][seat] = {"up": up, "down": list(d["down"])}
+    elif kind == "dealt":
+        t["packs"] = [list(p) for p in d["packs"]]
+        t["aside"] = list(d["aside"])
+        t["contenders"] = list(range(len(t["packs"])))
+        _remember_position(state)
     elif kind == "revealed":
         t["revealed"] = True
     elif kind == "short":
@@ -294,10 +349,6 @@ def apply(state: dict, event: dict) -> None:
         _collect(t)
         t["contenders"] = list(d["seats"])
         t["step"] += 1
-    elif kind == "took":
-        _collect(t)
-        t["won"][d["seat"]] += t["pot"]
-        _next_round(state)
     elif kind == "left_play":
         _collect(t)
         t["aside"] += t["pot"]
@@ -307,29 +358,35 @@ def apply(state: dict, event: dict) -> None:
         t["contenders"] = [s for s in t["contenders"] if s != d["seat"]]
 
 
-def _collect(t: dict) -> None:
+def _collect(t: Table) -> None:
     """The step's cards join the pot: seat by seat, each seat's cards in the order put down."""
+    pot, pot_down = t["pot"], t["pot_down"]
     for put in t["put"]:
         if put:
-            t["pot"] += put["down"] + ([put["up"]] if put["up"] else [])
-            t["pot_down"] += put["down"]
+            down = put["down"]
+            if down:
+                pot += down
+                pot_down += down
+            if put["up"]:
+                pot.append(put["up"])
     t["put"] = [None] * len(t["put"])
     t["revealed"] = False
 
 
-def _next_round(state: dict) -> None:
+def _next_round(state: State) -> None:
     t = state["table"]
     t["pot"], t["pot_down"] = [], []
     t["round"] += 1
     t["step"] = 0
     t["contenders"] = [s for s, out in enumerate(t["out"]) if not out]
-    _remember_position(state)
+    if state["options"]["gather"] == "ordered":
+        _remember_position(state)
 
 
 _KEY = 16  # hex digits of a position's key
 
 
-def _remember_position(state: dict) -> None:
+def _remember_position(state: State) -> None:
     """Rule 8: with `ordered` gathering, note each round's starting position; a repeat is a cycle.
 
     Every round adds one key until a repeat ends the game, so the keys sit in one string in round
@@ -349,12 +406,12 @@ def _remember_position(state: dict) -> None:
         t["repeat"] = at // _KEY + 1
 
 
-def cards(state: dict) -> list[str]:
+def cards(state: State) -> list[str]:
     t = state["table"]
     held = [c for pile in t["packs"] + t["won"] for c in pile]
     put = [c for p in t["put"] if p for c in [*p["down"], *([p["up"]] if p["up"] else [])]]
     return held + t["pot"] + put + t["aside"]
 
 
-def rounds(state: dict) -> int:
+def rounds(state: State) -> int:
     return state["table"]["round"]

@@ -1,19 +1,12 @@
 """Batak: RULES.md, Batak section (seed 002). The rules, the reducer and what each seat sees.
 
-Table state (`state["table"]`), all per the current deal unless said otherwise:
-`deal` (1-based number of the deal in play), `deals_played`, `dealer`, `phase` (`bidding`,
-`trump`, `play`, `scored`), `turn` (the seat awaited, or None), `hands` (per seat, in the order
-the cards were dealt, minus the cards played), `auction` (every bid and pass in order),
-`passed`, `high_bid`, `high_bidder`, `declarer`, `bid` (the contract), `trump`, `trump_broken`,
-`trick` (the trick in play: `{"seat", "card"}` in play order), `leader`, `tricks` (the completed
-tricks: `{"number", "leader", "cards", "winner"}`), `tricks_taken` (per seat), and over the whole
-game `scores` (one record per deal played) and `totals` (per seat; in `esli` a seat's total is
-its team's).
+The table is a `Table` (below): the deal in play (its auction, contract, trump and tricks),
+and over the whole game the scores of every deal played.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ...core.cards import SUITS, suit, value
 from ...core.cards import deck as full_deck
@@ -26,6 +19,7 @@ from ...core.game import (
     not_your_turn,
     result,
 )
+from ...core.state import GameState
 
 SEATS = 4
 TRICKS = 13
@@ -53,6 +47,53 @@ OPTIONS = [
 ]
 
 
+class Played(TypedDict):
+    seat: int
+    card: str
+
+
+class Call(TypedDict):
+    """One call of the auction, in order."""
+
+    seat: int
+    type: Literal["bid", "pass"]
+    tricks: NotRequired[int]  # a bid's
+
+
+class Trick(TypedDict):
+    number: int  # 1 to 13
+    leader: int
+    cards: list[Played]  # in play order
+    winner: int
+
+
+class Table(TypedDict):
+    deal: int  # the deal in play, from 1
+    deals_played: int
+    dealer: int
+    phase: Literal["dealing", "bidding", "trump", "play", "scored"]
+    turn: int | None  # the seat awaited
+    hands: list[list[str]]  # by seat, in the order dealt, less the cards played
+    auction: list[Call]
+    passed: list[bool]  # by seat
+    high_bid: int | None
+    high_bidder: int | None
+    declarer: int | None
+    bid: int | None  # the contract: tricks the declarer must take
+    trump: str | None  # a suit
+    trump_broken: bool
+    trick: list[Played]  # the trick in play
+    leader: int | None  # who leads it
+    tricks: list[Trick]  # this deal's, completed
+    tricks_taken: list[int]  # by seat
+    scores: list[dict[str, Any]]  # over the game: each deal's `deal_scored` record
+    totals: list[int]  # by seat; in `esli` a seat's total is its team's
+
+
+class State(GameState):
+    table: NotRequired[Table]  # from `created` on
+
+
 def seat_count(options: dict) -> int:
     return SEATS
 
@@ -78,7 +119,7 @@ def card_name(card: str) -> str:
     return f"the {RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit(card)]}s"
 
 
-def setup(options: dict) -> dict:
+def setup(options: dict) -> Table:
     return {
         "deal": 0,
         "deals_played": 0,
@@ -108,7 +149,7 @@ def setup(options: dict) -> dict:
 
 def refusal(
     hand: list[str],
-    trick: list[dict],
+    trick: list[Played],
     trump: str,
     broken: bool,
     overtake_when_trumped: bool,
@@ -170,14 +211,14 @@ def refusal(
 
 
 def legal_cards(
-    hand: list[str], trick: list[dict], trump: str, broken: bool, overtake_when_trumped: bool
+    hand: list[str], trick: list[Played], trump: str, broken: bool, overtake_when_trumped: bool
 ) -> list[str]:
     return [
         c for c in hand if refusal(hand, trick, trump, broken, overtake_when_trumped, c) is None
     ]
 
 
-def trick_winner(trick: list[dict], trump: str) -> int:
+def trick_winner(trick: list[Played], trump: str) -> int:
     """Rule 4: the highest trump, else the highest card of the led suit."""
     led = suit(trick[0]["card"])
     trumps = [p for p in trick if suit(p["card"]) == trump]
@@ -222,22 +263,22 @@ def _deal(cmd, hands: list[list[str]] | None) -> None:
 # -- whose move, and which ------------------------------------------------------------------------
 
 
-def to_move(state: dict) -> list[int]:
+def to_move(state: State) -> list[int]:
     turn = state["table"]["turn"]
     return [] if turn is None else [turn]
 
 
-def _dealer_forced(t: dict, seat: int) -> bool:
+def _dealer_forced(t: Table, seat: int) -> bool:
     """Rule 1: the first three players passed, so the dealer must bid."""
     return seat == t["dealer"] and t["high_bid"] is None and sum(t["passed"]) == SEATS - 1
 
 
-def _lowest_bid(t: dict, options: dict) -> int:
+def _lowest_bid(t: Table, options: dict) -> int:
     low = min_bid(options)
     return low if t["high_bid"] is None else max(low, t["high_bid"] + 1)
 
 
-def legal_actions(state: dict, seat: int) -> list[dict]:
+def legal_actions(state: State, seat: int) -> list[dict]:
     t, options = state["table"], state["options"]
     if t["phase"] == "bidding":
         bids = [{"type": "bid", "tricks": n} for n in range(_lowest_bid(t, options), MAX_BID + 1)]
@@ -253,7 +294,7 @@ def legal_actions(state: dict, seat: int) -> list[dict]:
     return []
 
 
-def waiting_reason(state: dict, seat: int) -> RuleError:
+def waiting_reason(state: State, seat: int) -> RuleError:
     t = state["table"]
     if t["turn"] is None:
         return not_your_turn("nobody is to move now")
@@ -410,7 +451,7 @@ def _after_deal(cmd) -> None:
 # -- the reducer ----------------------------------------------------------------------------------
 
 
-def _next_bidder(t: dict, seat: int) -> int | None:
+def _next_bidder(t: Table, seat: int) -> int | None:
     for step in range(1, SEATS + 1):
         other = (seat + step) % SEATS
         if not t["passed"][other]:
@@ -418,7 +459,7 @@ def _next_bidder(t: dict, seat: int) -> int | None:
     return None
 
 
-def apply(state: dict, event: dict) -> None:
+def apply(state: State, event: dict) -> None:
     t, d, kind = state["table"], event["data"], event["type"]
     if kind == "dealt":
         t.update(
@@ -481,7 +522,7 @@ def apply(state: dict, event: dict) -> None:
         t["turn"] = None
 
 
-def cards(state: dict) -> list[str]:
+def cards(state: State) -> list[str]:
     t = state["table"]
     held = [c for h in t["hands"] for c in h]
     return (
@@ -491,6 +532,6 @@ def cards(state: dict) -> list[str]:
     )
 
 
-def rounds(state: dict) -> int:
+def rounds(state: State) -> int:
     """Deals played (what `max_rounds` counts)."""
     return state["table"]["deals_played"]

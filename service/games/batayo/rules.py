@@ -1,25 +1,55 @@
 """BATAYO, the rules: RULES.md, BATAYO section (seed 000, official rules V1.4.43).
 
-Table state (`state["table"]`), every list indexed by seat:
-
-- `packs` (top card first; won cards go to the end, "under the pack"), `hands` (in the order
-  the cards entered the hand, as the ledger needs), `out` (eliminated);
-- `put`: the cards each seat has put on the table in the current trick, in the order put down,
-  each `{"card", "how": "played"|"taken", "step", "from" (taken: whose hand), "shown"}`;
-  `committed`: the card each contender has committed in the current step (None: not yet);
-- `phase` ("trick" or "sudden_death"), `trick` (the trick under way, from 1), `step` (0 for the
-  trick's own cards, k for the k-th BATAYO of the trick; in sudden death the round, from 1),
-  `contenders` (seats whose card the current step awaits), `trick_players` (seats in the game
-  when the trick began), `last_chance` (the seat played this trick with an empty pack);
-- `aside` (cards of the format a test deal left out), `gone` (cards that left play), `tricks`
-  (tricks played), `batayos` (BATAYO steps so far), `deepest` (longest BATAYO chain),
-  `clock_start` / `time_up` (rule 5), `last` (the latest reveal, for the view).
+The table is a `Table` (below); every list in it is indexed by seat.
 """
 
 from __future__ import annotations
 
+from typing import Any, Literal, NotRequired, TypedDict
+
 from ...core.cards import RANKS, ranks_from, value
 from ...core.game import Option, RuleError, bad_action, check_dealt, left_out, max_rounds, result
+from ...core.state import GameState
+
+# A card a seat has put on the table in the current trick; `from`: whose hand a taken card
+# came from (a keyword in Python, hence this spelling of the type)
+Put = TypedDict(
+    "Put",
+    {
+        "card": str,
+        "how": Literal["played", "taken"],
+        "step": int,
+        "from": NotRequired[int],
+        "shown": bool,
+    },
+)
+
+
+class Table(TypedDict):
+    packs: list[list[str]]  # top card first; won cards go under the pack
+    hands: list[list[str]]  # in the order the cards entered the hand (the ledger needs it)
+    out: list[bool]  # eliminated
+    put: list[list[Put]]  # this trick's cards, in the order put down
+    committed: list[str | None]  # the card each contender committed in this step
+    phase: Literal["deal", "trick", "sudden_death"]
+    trick: int  # the trick under way, from 1
+    step: int  # 0: the trick's own cards, k: its k-th BATAYO; in sudden death, the round
+    contenders: list[int]  # the seats whose card this step awaits
+    trick_players: list[int]  # the seats in the game when the trick began
+    last_chance: list[bool]  # played this trick with an empty pack
+    aside: list[str]  # cards of the format a test deal left out
+    gone: list[str]  # cards that left play
+    tricks: int  # tricks played
+    batayos: int  # BATAYO steps so far
+    deepest: int  # the longest BATAYO chain
+    clock_start: str | None  # rule 5: when the first trick began
+    time_up: bool
+    last: dict[str, Any] | None  # the latest `revealed` event's data, for the view
+
+
+class State(GameState):
+    table: NotRequired[Table]  # from `created` on
+
 
 FORMATS = {"express": "7", "classique": "5", "longue": "2"}
 SEAT_SUITS = ("S", "H", "C", "D")  # seat 0 spades, 1 hearts, 2 clubs, 3 diamonds
@@ -69,7 +99,7 @@ def deck(options: dict) -> list[str]:
     return [c for s in range(options["players"]) for c in pack_of(s, options)]
 
 
-def setup(options: dict) -> dict:
+def setup(options: dict) -> Table:
     n = options["players"]
     return {
         "packs": [[] for _ in range(n)],
@@ -133,18 +163,18 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which ---------------------------------------------------------------------
 
 
-def to_move(state: dict) -> list[int]:
+def to_move(state: State) -> list[int]:
     t = state["table"]
     if t["phase"] not in ("trick", "sudden_death"):
         return []
     return [s for s in t["contenders"] if t["committed"][s] is None and not t["out"][s]]
 
 
-def legal_actions(state: dict, seat: int | None) -> list[dict]:
+def legal_actions(state: State, seat: int | None) -> list[dict]:
     return [{"type": "play", "card": c} for c in state["table"]["hands"][seat]]
 
 
-def waiting_reason(state: dict, seat: int) -> RuleError:
+def waiting_reason(state: State, seat: int) -> RuleError:
     """Why `seat` may not play now (the generic layer raises it as a 409)."""
     t = state["table"]
     if t["out"][seat]:
@@ -275,7 +305,7 @@ def _batayo(cmd, tied: list[int]) -> None:
     _open_commits(cmd)
 
 
-def gather_order(t: dict, winner: int) -> list[str]:
+def gather_order(t: Table, winner: int) -> list[str]:
     """Rule 2, `ordered`: the winner's own cards first, then the others clockwise from the
     winner, each player's cards in the order they were put down."""
     n = len(t["put"])
@@ -307,7 +337,7 @@ def _trick_over(cmd, winner: int | None) -> None:
     _open_commits(cmd)
 
 
-def _counts(t: dict) -> list[int]:
+def _counts(t: Table) -> list[int]:
     return [len(h) + len(p) for h, p in zip(t["hands"], t["packs"], strict=True)]
 
 
@@ -379,7 +409,7 @@ def _sudden_death_step(cmd, tied: list[int]) -> None:
 # -- the clock (rule 5) -------------------------------------------------------------------------
 
 
-def deadline(state: dict) -> str | None:
+def deadline(state: State) -> str | None:
     from ...core.game import add_seconds
 
     t, limit = state["table"], state["options"].get("time_limit_s")
@@ -388,7 +418,7 @@ def deadline(state: dict) -> str | None:
     return add_seconds(t["clock_start"], limit)
 
 
-def timers(state: dict) -> list[tuple[str, str]]:
+def timers(state: State) -> list[tuple[str, str]]:
     """The time limit, while it has not run out."""
     due = deadline(state)
     if due is None or state["table"]["time_up"] or state["status"] != "playing":
@@ -396,7 +426,7 @@ def timers(state: dict) -> list[tuple[str, str]]:
     return [("time_limit", due)]
 
 
-def under_way(t: dict) -> bool:
+def under_way(t: Table) -> bool:
     """A trick is under way once at least one card of it is committed (or a BATAYO is on)."""
     return t["phase"] == "trick" and (t["step"] > 0 or any(c is not None for c in t["committed"]))
 
@@ -416,7 +446,7 @@ def on_timer(cmd, key: str) -> None:
 # -- the reducer -------------------------------------------------------------------------------
 
 
-def apply(state: dict, event: dict) -> None:
+def apply(state: State, event: dict) -> None:
     t, d, kind = state["table"], event["data"], event["type"]
     n = len(t["hands"])
     if kind == "dealt":
@@ -486,7 +516,7 @@ def apply(state: dict, event: dict) -> None:
         t["committed"] = [None] * n
 
 
-def _next_trick(t: dict) -> None:
+def _next_trick(t: Table) -> None:
     n = len(t["hands"])
     t["put"] = [[] for _ in range(n)]
     t["committed"] = [None] * n
@@ -499,12 +529,12 @@ def _next_trick(t: dict) -> None:
     t["last_chance"] = [False] * n
 
 
-def cards(state: dict) -> list[str]:
+def cards(state: State) -> list[str]:
     t = state["table"]
     held = [c for pile in t["packs"] + t["hands"] for c in pile]
     table = [e["card"] for put in t["put"] for e in put]
     return held + table + t["aside"] + t["gone"]
 
 
-def rounds(state: dict) -> int:
+def rounds(state: State) -> int:
     return state["table"]["tricks"]

@@ -1,20 +1,6 @@
 """BatailleRoylet: the rules (RULES.md, BatailleRoylet section, seed 003), command side and reducer.
 
-Seat 0 is the King, seats 1 and 2 the Allies. Table state (`state["table"]`):
-
-- `round`: the round being played (void rounds count here: they were played), `played`: rounds
-  finished, `counted`: rounds that count (not void), `results`: one entry per finished round;
-- `streak`: rounds the King has lost in a row (void rounds leave it as it is), `voids`: void
-  rounds in a row;
-- `hands`: each seat's hand in the order its cards entered it, `out`: the 20 cards out of play;
-- `battle`: the battle being played (1..10), `battles_played` in this round;
-- `put`: the current battle's cards: `down` and `up` (`{"seat", "card"}` or None), `king` (a
-  card or None), `revealed` (the face-down card turned);
-- `tricks`: `{"king": [[3 cards], ...], "allies": [...]}`, a trick being
-  `[face-down card, face-up card, King's card]`;
-- `captured`: the royals the Allies captured this round, `kings_taken`: kings the King took from
-  the Allies this round;
-- `phase`: "battle" while a round runs, "between" once it has ended (until the next deal).
+Seat 0 is the King, seats 1 and 2 the Allies. The table is a `Table` (below).
 
 Decisions where RULES.md leaves room (documented in the module and the final report):
 
@@ -31,9 +17,59 @@ Decisions where RULES.md leaves room (documented in the module and the final rep
 
 from __future__ import annotations
 
+from typing import Literal, NotRequired, TypedDict
+
 from ...core.cards import deck as full_deck
 from ...core.cards import rank
 from ...core.game import Option, RuleError, bad_action, check_dealt, not_your_turn, result
+from ...core.state import GameState
+
+Side = Literal["king", "allies"]
+
+
+class Played(TypedDict):
+    seat: int
+    card: str
+
+
+class Put(TypedDict):
+    """The current battle's cards."""
+
+    down: Played | None  # an Ally's face-down card
+    up: Played | None  # the other Ally's face-up card
+    king: str | None
+    revealed: bool  # the face-down card turned
+
+
+class RoundResult(TypedDict):
+    round: int
+    result: Literal["king", "allies", "void"]
+    reason: str
+    tricks: dict[Side, int]  # tricks each side took
+    battles: int
+
+
+class Table(TypedDict):
+    round: int  # the round being played (void rounds count here: they were played)
+    played: int  # rounds finished
+    counted: int  # rounds that count (not void)
+    results: list[RoundResult]  # one a finished round
+    streak: int  # rounds the King has lost in a row (a void round leaves it as it is)
+    voids: int  # void rounds in a row
+    hands: list[list[str]]  # by seat, in the order the cards entered the hand
+    out: list[str]  # the 20 cards out of play this round
+    battle: int  # the battle being played, 1 to 10
+    battles_played: int  # in this round
+    put: Put
+    tricks: dict[Side, list[list[str]]]  # a trick: [face-down card, face-up card, King's card]
+    captured: list[str]  # the royals the Allies captured this round
+    kings_taken: list[str]  # kings the King took from the Allies this round
+    phase: Literal["battle", "between"]  # between: a round has ended, until the next deal
+
+
+class State(GameState):
+    table: NotRequired[Table]  # from `created` on
+
 
 KING, ALLIES = 0, (1, 2)
 BATTLES = 10
@@ -70,7 +106,7 @@ def others() -> list[str]:
     return [c for c in full_deck() if c not in ROYALS]
 
 
-def setup(options: dict) -> dict:
+def setup(options: dict) -> Table:
     return {
         "round": 0,
         "played": 0,
@@ -90,7 +126,7 @@ def setup(options: dict) -> dict:
     }
 
 
-def _empty_put() -> dict:
+def _empty_put() -> Put:
     return {"down": None, "up": None, "king": None, "revealed": False}
 
 
@@ -119,7 +155,7 @@ def forbidden(captured: list[str]) -> bool:
     return jacks >= 3 or (KING_OF_HEARTS in captured and jacks >= 1)
 
 
-def royals_in_hand(t: dict) -> int:
+def royals_in_hand(t: Table) -> int:
     return sum(1 for c in t["hands"][KING] if c in ROYALS)
 
 
@@ -168,12 +204,12 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which -----------------------------------------------------------------------
 
 
-def _played(t: dict, seat: int) -> bool:
+def _played(t: Table, seat: int) -> bool:
     put = t["put"]
     return any(put[f] is not None and put[f]["seat"] == seat for f in FACES)
 
 
-def to_move(state: dict) -> list[int]:
+def to_move(state: State) -> list[int]:
     t = state["table"]
     if t["phase"] != "battle":
         return []
@@ -185,7 +221,7 @@ def to_move(state: dict) -> list[int]:
 PARTNER_PATIENCE_S = 5
 
 
-def bot_patience(state: dict, seat: int) -> float:
+def bot_patience(state: State, seat: int) -> float:
     """An Ally bot lets its human partner choose the face first (rule 2: "the Allies choose
     which of them plays face down"): it waits min(5 s, the move clock) for the partner's card."""
     if seat == KING:
@@ -197,11 +233,11 @@ def bot_patience(state: dict, seat: int) -> float:
     return min(PARTNER_PATIENCE_S, timeout) if timeout else PARTNER_PATIENCE_S
 
 
-def _faces_left(t: dict) -> list[str]:
+def _faces_left(t: Table) -> list[str]:
     return [f for f in FACES if t["put"][f] is None]
 
 
-def legal_actions(state: dict, seat: int) -> list[dict]:
+def legal_actions(state: State, seat: int) -> list[dict]:
     t = state["table"]
     hand = t["hands"][seat]
     if seat == KING:
@@ -209,7 +245,7 @@ def legal_actions(state: dict, seat: int) -> list[dict]:
     return [{"type": "play", "card": c, "face": f} for c in hand for f in _faces_left(t)]
 
 
-def waiting_reason(state: dict, seat: int) -> RuleError:
+def waiting_reason(state: State, seat: int) -> RuleError:
     """Why a seat may not act now (the generic layer asks when the seat is not awaited)."""
     t = state["table"]
     if t["phase"] != "battle":
@@ -356,7 +392,7 @@ def _end_round(cmd, winner: str, reason: str) -> None:
         _deal(cmd, t["round"] + 1)
 
 
-def _result(state: dict, winners: list[int], reason: str) -> dict:
+def _result(state: State, winners: list[int], reason: str) -> dict:
     t = state["table"]
     return result(
         winners,
@@ -372,7 +408,7 @@ def _result(state: dict, winners: list[int], reason: str) -> dict:
 # -- the reducer ---------------------------------------------------------------------------------
 
 
-def apply(state: dict, event: dict) -> None:
+def apply(state: State, event: dict) -> None:
     t, d, kind = state["table"], event["data"], event["type"]
     if kind == "dealt":
         t.update(
@@ -425,7 +461,7 @@ def apply(state: dict, event: dict) -> None:
         )
 
 
-def cards(state: dict) -> list[str]:
+def cards(state: State) -> list[str]:
     t = state["table"]
     held = [c for h in t["hands"] for c in h] + t["out"]
     put = t["put"]
@@ -434,6 +470,6 @@ def cards(state: dict) -> list[str]:
     return held + on_table + tricks
 
 
-def rounds(state: dict) -> int:
+def rounds(state: State) -> int:
     """Rounds played (finished), void rounds included."""
     return state["table"]["played"]

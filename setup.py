@@ -1,0 +1,30 @@
+"""An optional compiled build: with `BATAYO_COMPILE=1`, the modules that `[tool.batayo]` of
+pyproject.toml lists are compiled with mypyc (the same source; mypy must be installed):
+
+    pip install mypy setuptools && BATAYO_COMPILE=1 pip install --no-build-isolation .
+
+Without it (the default, and every editable install) the project is pure Python. A compiled
+install shadows nothing in the work tree: the compiled modules land in site-packages only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from setuptools import setup
+
+
+def compiled_modules() -> list:
+    if os.environ.get("BATAYO_COMPILE") != "1":
+        return []
+    from mypyc.build import mypycify
+
+    with open(Path(__file__).parent / "pyproject.toml", "rb") as f:
+        modules = tomllib.load(f)["tool"]["batayo"]["compiled"]
+    # only these modules must type-check: the ones they import stay Python
+    return mypycify(["--follow-imports=silent", *modules], opt_level="3")
+
+
+setup(ext_modules=compiled_modules())
