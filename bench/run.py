@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import simulate as sim_bench  # noqa: E402 - the bench's simulate phase (bench/simulate.py)
+import streams  # noqa: E402 - the live-stream phases
 
 from service.core.state import fold  # noqa: E402
 from service.engine import Engine  # noqa: E402
@@ -215,7 +216,14 @@ def _measured(server_pid: int, client, url: str, mode: str, *args) -> dict:
     return phase
 
 
-def bench_http(redis_url: str, seconds: float, conns: int, games: int, turns: int = 1) -> dict:
+def bench_http(
+    redis_url: str,
+    seconds: float,
+    conns: int,
+    games: int,
+    turns: int = 1,
+    worker_class: str = "gthread",
+) -> dict:
     """gunicorn (gthread, one worker a core) on a real Redis; /healthz flat out and actions
     flat out (`seconds` each, in `turns`), then actions paced at half the maximum."""
     import redis
@@ -231,7 +239,7 @@ def bench_http(redis_url: str, seconds: float, conns: int, games: int, turns: in
     workers = str(os.cpu_count() or 1)
     server = subprocess.Popen(
         [
-            *(sys.executable, "-m", "gunicorn", "--worker-class", "gthread"),
+            *(sys.executable, "-m", "gunicorn", "--worker-class", worker_class),
             *("--workers", workers, "--threads", "16", "--bind", f"127.0.0.1:{port}"),
             *("--log-level", "warning", "service.wsgi:app"),
         ],
@@ -289,6 +297,37 @@ def _cpu_row(actions: dict, healthz: dict) -> list[tuple[str, str, str, str]]:
             f"{sum(h.values()) / sum(a.values()):.2f} (healthz/action, all processes)",
         )
     ]
+
+
+def bench_servers(redis_url: str, seconds: float, turns: int) -> dict[str, list[dict]]:
+    """gthread and gevent workers in alternating turns (a fresh server each), the same load:
+    what a worker class costs per plain request."""
+    out: dict[str, list[dict]] = {"gthread": [], "gevent": []}
+    for _ in range(turns):
+        for kind in out:
+            out[kind].append(bench_http(redis_url, seconds, 8, 200, 1, worker_class=kind))
+    return out
+
+
+def _server_rows(servers: dict[str, list[dict]]) -> list[tuple[str, str, str, str]]:
+    def best(kind: str, mode: str, key: str) -> float:
+        runs = [r[mode] for r in servers[kind] if "cpu_us" in r[mode]]
+        if key == "per_s":
+            return max(r["per_s"] for r in runs)
+        return min(r["cpu_us"]["server"] for r in runs)
+
+    out = []
+    for mode, name in (("healthz", "GET /healthz"), ("actions", "an action")):
+        ev, th = best("gevent", mode, "cpu"), best("gthread", mode, "cpu")
+        out.append(
+            (
+                f"server CPU per request, {name}: gevent",
+                f"{ev:,.0f} µs ({best('gevent', mode, 'per_s'):,.0f}/s)",
+                f"gthread {th:,.0f} µs ({best('gthread', mode, 'per_s'):,.0f}/s)",
+                f"{ev / th:.2f} (gevent/gthread, best of {len(servers['gevent'])} paired turns)",
+            )
+        )
+    return out
 
 
 # -- storage ---------------------------------------------------------------------------------
@@ -350,6 +389,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smoke run: tiny sizes")
     parser.add_argument("--no-http", action="store_true", help="skip the HTTP phases")
+    parser.add_argument(
+        "--streams", action="store_true", help="the live-stream phases (bench/streams.py, ~3 min)"
+    )
+    parser.add_argument(
+        "--servers", action="store_true", help="gthread against gevent per plain request"
+    )
     args = parser.parse_args()
     own = None
     redis_url = os.environ.get("REDIS_URL")
@@ -385,6 +430,10 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
         )
     storage = bench_storage(
         redis_url, ["bataille"] if quick else list(STORAGE_GAMES), 1 if quick else 3
+    )
+    live = streams.bench_streams(redis_url, quick) if args.streams or quick else []
+    servers = (
+        bench_servers(redis_url, 1.0 if quick else 8.0, 2 if quick else 3) if args.servers else None
     )
 
     rows = [
@@ -443,6 +492,9 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
                 f"{t['stream'] / t['json']:.2f}x JSON; {t['events'] / t['games']:,.0f} events/game",
             )
         )
+    rows += streams.rows(live)
+    if servers:
+        rows += _server_rows(servers)
     _print(rows, time.perf_counter() - started)
 
 

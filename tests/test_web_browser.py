@@ -1,7 +1,7 @@
 """Issue 8 in a real browser: the replay viewer and the play page, in headless Chromium.
 
-The service runs for real on a loopback port (waitress, an engine on fakeredis with the in-process
-worker that moves the bots); Playwright drives Debian's Chromium (`executable_path`, no
+The service runs for real on a loopback port (werkzeug's threaded server, an engine on fakeredis
+with the in-process worker that moves the bots); Playwright drives Debian's Chromium (`executable_path`, no
 `playwright install`). Every test fails on any console error or uncaught page error. Screenshots
 go to tests/artifacts/. Skipped, with the reason, without playwright or /usr/bin/chromium.
 """
@@ -56,7 +56,8 @@ def auth(token: str) -> dict:
 
 @pytest.fixture(scope="module")
 def server():
-    """The real app on a free loopback port: waitress, fakeredis, the in-process bot worker."""
+    """The real app on a free loopback port: werkzeug's threaded server, fakeredis, the
+    in-process bot worker."""
     missing = None
     if sync_playwright is None:
         missing = "playwright is not installed (pip install playwright)"
@@ -66,7 +67,7 @@ def server():
         pytest.fail(missing)  # CI installs both: a skip there would hide a broken page
     if missing:
         pytest.skip(missing)
-    import waitress
+    from werkzeug.serving import make_server
 
     engine = Engine(Store(fakeredis.FakeRedis()), test_games=True)
     engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
@@ -74,13 +75,13 @@ def server():
     # The tests click as fast as a machine can and all come from 127.0.0.1; the page itself
     # spaces its requests (game.js), but the limits are not what these tests check.
     app.config.update(RATE_LIMIT=0, RATE_LIMIT_TOKEN=0)
-    srv = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
-    thread = threading.Thread(target=srv.run, daemon=True)
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield SimpleNamespace(
-        base=f"http://127.0.0.1:{srv.effective_port}", client=app.test_client(), engine=engine
+        base=f"http://127.0.0.1:{srv.server_port}", client=app.test_client(), engine=engine
     )
-    srv.close()
+    srv.shutdown()
     engine.dispatcher.stop()
 
 

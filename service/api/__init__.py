@@ -5,22 +5,25 @@ from __future__ import annotations
 from flask import Flask, Response, json
 
 from ..engine import Engine
+from ..live import Hub, LiveSettings
 from ..web import bp as web_bp
-from . import limits, lobby, log, metrics, play, problems
+from . import limits, lobby, log, metrics, play, problems, stream
 
 MAX_BODY = 64 * 1024
 
 
-def create_app(engine: Engine) -> Flask:
+def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["batayo.engine"] = engine
+    app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.from_env())
     problems.install(app)
     limits.install(app, engine.store.redis)
     metrics.install(app, engine)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(log.bp)
+    app.register_blueprint(stream.bp)
     app.register_blueprint(web_bp)
 
     @app.get("/healthz")

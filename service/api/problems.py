@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
+
+STORE_RETRY_AFTER_S = 1
 
 TITLES = {
     400: "Bad request",
@@ -20,6 +23,7 @@ TITLES = {
     422: "Rule broken",
     429: "Too many requests",
     500: "Internal error",
+    503: "Service unavailable",
 }
 CODES = {
     400: "invalid_request",
@@ -49,7 +53,10 @@ def problem_response(status: int, code: str, detail: str, **extra: Any) -> Respo
         "code": code,
         **extra,
     }
-    return Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    response = Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    if "retry_after" in extra:
+        response.headers["Retry-After"] = str(extra["retry_after"])
+    return response
 
 
 def install(app: Flask) -> None:
@@ -64,6 +71,18 @@ def install(app: Flask) -> None:
         if status == 405 and getattr(exc, "valid_methods", None):
             response.headers["Allow"] = ", ".join(exc.valid_methods)
         return response
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _store_busy(exc: redis.RedisError) -> Response:
+        # the store is away or every connection of the pool is busy: a clean 503, never a 500
+        app.logger.warning("the store did not answer: %s", exc)
+        return problem_response(
+            503,
+            "store_unavailable",
+            f"the store is busy or away; retry in {STORE_RETRY_AFTER_S} s",
+            retry_after=STORE_RETRY_AFTER_S,
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -142,3 +142,4 @@ class TiesQuery(Strict):
 
 class StreamQuery(Strict):
     after = StrictInt(validate=validate.Range(min=0))
+    view = StrictInt(load_default=0, validate=validate.OneOf([0, 1]))

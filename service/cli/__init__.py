@@ -15,71 +15,54 @@ def main() -> None:
     """batayo: an event-sourced card-game service."""
 
 
+def _grace(default: float, envvar: str, help: str):
+    """A stop's grace, in seconds (also from `envvar`)."""
+    return click.option(
+        "--grace",
+        default=default,
+        show_default=True,
+        type=click.FloatRange(0.5),
+        envvar=envvar,
+        help=help,
+    )
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--threads", default=8, show_default=True, type=int)
-def serve(host: str, port: int, threads: int) -> None:
-    """Run the API. Without REDIS_URL: an embedded store and an in-process worker."""
-    import signal
+@_grace(
+    3.0, "BATAYO_GRACE_S", "Seconds a stop may take: requests under way finish, the store is saved."
+)
+def serve(host: str, port: int, grace: float) -> None:
+    """Run the API (gevent). Without REDIS_URL: an embedded store and an in-process worker."""
+    from .serving import run
 
-    import waitress
-
-    from .. import logs
-    from ..api import create_app
-    from ..config import Settings, build_engine
-
-    logs.setup()
-    settings = Settings()
-    if settings.embedded:
-        click.echo(
-            f"batayo: no REDIS_URL, so using an embedded store in {settings.data_dir} "
-            "and an in-process worker (games are kept across restarts)"
-        )
-    else:
-        click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
-    if settings.test_games:
-        click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
-    engine = build_engine(settings)
-    try:
-        server = waitress.create_server(
-            create_app(engine), host=host, port=port, threads=threads, ident="batayo"
-        )
-    except OSError as exc:
-        stop_worker = getattr(engine.dispatcher, "stop", None)
-        if stop_worker:
-            stop_worker()
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-
-    def stop(signum, frame) -> None:
-        # graceful: stop taking requests, let the worker thread finish its job, keep the data
-        server.close()
-        stop_worker = getattr(engine.dispatcher, "stop", None)
-        if stop_worker:
-            stop_worker()
-
-    signal.signal(signal.SIGTERM, stop)
-    click.echo(f"batayo: listening on http://{host}:{port} (try /v1/rules)")
-    try:
-        server.run()
-    except (KeyboardInterrupt, OSError):
-        stop(None, None)
+    run(host, port, grace)
 
 
 @main.command()
 @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked child (RQ's default).")
-def worker(burst: bool, fork: bool) -> None:
+@_grace(
+    10.0,
+    "BATAYO_WORKER_GRACE_S",
+    "SIGTERM: seconds the job under way may take before the worker stops anyway.",
+)
+def worker(burst: bool, fork: bool, grace: float) -> None:
     """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL).
 
     By default jobs run in the worker's own process (RQ's SimpleWorker): they are short, and
     keeping the engine's state cache across jobs answers a move ~20x sooner than forking a
-    child per job (bench/latency.py). A supervisor restarts a worker that dies either way."""
-    from rq import Queue, SimpleWorker, Worker
+    child per job (bench/latency.py). A supervisor restarts a worker that dies either way.
+
+    SIGTERM (or Ctrl-C): the job under way finishes, then the worker exits; past the grace it
+    stops anyway (RQ's cold shutdown: a job cut short is done again from the log by the sweep)."""
+    from rq import Queue
 
     from .. import logs
     from ..config import SWEEP_EVERY_S, Settings, connect
     from ..engine.dispatch import QUEUE
+    from .working import worker_class
 
     settings = Settings()
     if settings.embedded:
@@ -88,23 +71,23 @@ def worker(burst: bool, fork: bool) -> None:
     connection = connect(settings)
     queue = Queue(QUEUE, connection=connection)
     queue.enqueue("workers.jobs.sweep", SWEEP_EVERY_S)  # restore lost work, then every minute
-    # SIGTERM: RQ's warm shutdown finishes the job under way, then stops
-    kind = Worker if fork else SimpleWorker
-    kind([queue], connection=connection).work(with_scheduler=True, burst=burst)
+    worker_class(fork, grace)([queue], connection=connection).work(with_scheduler=True, burst=burst)
 
 
 @main.command()
 def sweep() -> None:
     """Restore the due work (bot moves, clocks) of every game in play, once."""
-    from ..config import build_engine
+    from ..config import build_engine, stop
+    from ..embedded import InUse
 
-    engine = build_engine()
+    try:
+        engine = build_engine()
+    except InUse as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
+        raise click.ClickException(str(exc)) from None
     try:
         click.echo(f"swept {engine.sweep()} games in play")
     finally:
-        stop = getattr(engine.dispatcher, "stop", None)
-        if stop:
-            stop()
+        stop(engine)
 
 
 def _parse_option(text: str) -> tuple[str, object]:

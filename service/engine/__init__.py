@@ -86,9 +86,9 @@ class Engine:
         state = self.load(game_id)
         return self.shown(self.store.events(game_id, after, limit), seat, state), state
 
-    def all_events(self, game_id: str) -> list[dict]:
+    def all_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict]:
         """The stored log (clear values, seals, digests): for the server's own use."""
-        return self.store.events(game_id)
+        return self.store.events(game_id, after, limit)
 
     def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
         return self.store.follow(game_id, after, block_ms)

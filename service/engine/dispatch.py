@@ -100,11 +100,11 @@ class InlineDispatcher:
             heapq.heappush(self._heap, (due, self._count, job, args))
             self._cv.notify()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
         with self._cv:
             self._stopped = True
             self._cv.notify()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=timeout)
 
     def _loop(self) -> None:
         while True:

@@ -1,0 +1,58 @@
+"""gunicorn's settings for the API in production (the Docker image runs
+`gunicorn -c gunicorn.conf.py service.wsgi:app`; flags on the command line override these).
+
+gevent workers: each connection is a greenlet, so an open event stream costs a few kilobytes
+and no thread, and redis-py cooperates once gevent has patched the standard library (the worker
+does it before the app is loaded). Each worker process runs one follower per live game for all
+of its streams (service/live).
+"""
+
+import contextlib
+import os
+import signal
+import threading
+
+bind = os.environ.get("BATAYO_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
+worker_class = "gevent"
+# streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
+# a full worker answers 503 `streams_full` rather than leaving connections unanswered
+worker_connections = 12_000
+keepalive = 5  # seconds an idle keep-alive connection is kept
+timeout = 30
+graceful_timeout = 10  # SIGTERM: requests under way get this long; streams end at once
+accesslog = None
+# gunicorn 25+'s control socket lives in $HOME by default: one path for every gunicorn of the
+# user (several on one box would take it from each other) and none for the image's system user
+control_socket_disable = True
+
+
+def on_starting(server):
+    """Every stream is a socket: the most open files the system allows (workers inherit it)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit: keep soft
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def post_worker_init(worker):
+    """SIGTERM also ends every event stream cleanly at once (clients resume with Last-Event-ID),
+    so the worker stops as soon as its requests under way are answered."""
+    import gevent
+    from gevent import monkey
+
+    from service.live import shutdown_all
+
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame):
+        if callable(previous):
+            previous(signum, frame)  # gunicorn's: stop accepting, finish requests under way
+        if monkey.is_module_patched("threading"):  # gevent: the handler runs in its loop
+            gevent.spawn(shutdown_all)
+        else:
+            threading.Thread(target=shutdown_all, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_term)

@@ -1,0 +1,136 @@
+"""`batayo serve`: the API on gevent's WSGI server, and its clean stop.
+
+gevent (with the standard library patched first, so redis-py's sockets cooperate) runs each
+connection in a greenlet: an open event stream costs a few kilobytes and no thread, and
+thousands can be open while requests are served.
+
+SIGTERM or Ctrl-C: stop accepting, end every event stream cleanly (clients resume with
+Last-Event-ID), close idle keep-alive connections, let requests under way finish within the
+grace, let the in-process worker finish its job, save the embedded store, exit 0. A second
+Ctrl-C (or SIGTERM) stops the embedded store at once (it still saves) and exits 130.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import sys
+
+import click
+
+log = logging.getLogger("batayo.serve")
+MAX_CONNECTIONS = 12_000  # above BATAYO_STREAMS_MAX's default, so a full server answers 503
+
+
+def _more_open_files() -> None:
+    """Every stream is a socket: take the most open files the system allows this process."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def run(host: str, port: int, grace: float) -> None:
+    from gevent import monkey
+
+    monkey.patch_all()  # before redis-py, Flask and threading are put to work
+
+    import gevent
+    from gevent import pywsgi
+    from gevent.pool import Pool
+
+    from .. import logs
+    from ..api import create_app
+    from ..config import Settings, build_engine, stop
+    from ..embedded import InUse
+    from ..live import shutdown_all
+
+    class Handler(pywsgi.WSGIHandler):
+        """Knows when its connection is idle between requests, so a stop can close it."""
+
+        def read_requestline(self):
+            if self.server.stopping:
+                return ""
+            self.server.idle[self] = gevent.getcurrent()
+            try:
+                return super().read_requestline()
+            finally:
+                self.server.idle.pop(self, None)
+
+        def handle_one_response(self):
+            if self.server.stopping:
+                self.close_connection = True
+            return super().handle_one_response()
+
+    class Server(pywsgi.WSGIServer):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.idle: dict = {}
+            self.stopping = False
+
+        def drain(self) -> None:
+            """Stop accepting; end the streams and the idle connections; `serve_forever` then
+            waits for the requests under way (up to its stop timeout)."""
+            self.stopping = True
+            shutdown_all()
+            for greenlet in list(self.idle.values()):
+                greenlet.kill(block=False)
+            self.close()
+
+    logs.setup()
+    _more_open_files()
+    settings = Settings()
+    if settings.embedded:
+        click.echo(
+            f"batayo: no REDIS_URL, so using an embedded store in {settings.data_dir} "
+            "and an in-process worker (games are kept across restarts)"
+        )
+    else:
+        click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
+    if settings.test_games:
+        click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
+    try:
+        engine = build_engine(settings)
+    except InUse as exc:
+        raise click.ClickException(str(exc)) from None
+    server = Server(
+        (host, port),
+        create_app(engine),
+        handler_class=Handler,
+        spawn=Pool(MAX_CONNECTIONS),
+        log=None,  # no access log (as before); errors go to the JSON log
+        error_log=logging.getLogger("batayo.http"),
+    )
+    try:
+        server.init_socket()
+    except OSError as exc:
+        stop(engine)
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+    signals = {"count": 0}
+
+    def on_signal() -> None:
+        signals["count"] += 1
+        if signals["count"] == 1:
+            click.echo("batayo: stopping (again to stop at once)", err=True)
+            server.drain()
+            return
+        # at once: the embedded store still gets SIGTERM, on which Redis saves and exits
+        click.echo("batayo: stopped at once", err=True)
+        try:
+            stop(engine, save=True, within=0.1)
+        finally:
+            os._exit(130)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        gevent.signal_handler(signum, on_signal)
+    click.echo(f"batayo: listening on http://{host}:{port} (try /v1/rules)")
+    # requests under way get most of the grace; the worker's job and the save the rest
+    server.serve_forever(stop_timeout=max(0.2, grace * 0.6))
+    stop(engine, save=True, within=max(0.2, grace * 0.3))
+    click.echo("batayo: stopped", err=True)
+    sys.exit(0)

@@ -1,0 +1,360 @@
+"""Live streams in one process: one follower per live game, fanning its events out to every
+stream of that game in the process.
+
+A follower (a thread; a greenlet once gevent has patched the process) waits on the game's Redis
+stream with one blocking read on a connection of its own, and publishes what arrives as a
+*batch*: the new events and the game's state at the batch's last version. Batches are kept in a
+short ring per game (`LiveSettings.backlog`). Every stream of the game reads the ring: a batch
+is encoded once per audience (a seat, or the spectators), by the first stream of that audience
+that reads it, and the others send the same bytes. A stream that falls more than the ring
+behind is closed cleanly, so a slow reader costs a bounded amount of memory; its client resumes
+with Last-Event-ID from the stored log.
+
+A new stream first catches up from the stored log up to the follower's position at the moment
+it joined, then reads the ring from there: no event is lost or sent twice. A stream ends
+cleanly after the game's final event, when its lifetime passes, or when the process stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator
+
+import redis
+
+from ..core.views import game_view
+from ..engine import Engine
+from ..store import Store
+from . import sse
+from .settings import LiveSettings
+
+log = logging.getLogger("batayo.live")
+CATCH_UP_PAGE = 500
+_HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
+
+
+class TooManyForClient(Exception):
+    """The client address has `limit` streams open in this process already."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} open streams per client")
+        self.limit = limit
+
+
+class Full(Exception):
+    """This process has its maximum number of streams open."""
+
+
+class Lagged(Exception):
+    """The reader fell behind the ring of recent batches."""
+
+
+def shutdown_all() -> None:
+    """End every stream of this process cleanly (the server is stopping)."""
+    for hub in list(_HUBS):
+        hub.close()
+
+
+class Batch:
+    """Events appended together, and the game's state at the last of them."""
+
+    __slots__ = ("_encoded", "_lock", "events", "first", "last", "seq", "state")
+
+    def __init__(self, seq: int, events: list[dict], state: dict) -> None:
+        self.seq = seq
+        self.events = events
+        self.state = state
+        self.first = events[0]["version"]
+        self.last = events[-1]["version"]
+        self._encoded: dict[tuple[int | None, bool], bytes] = {}
+        self._lock = threading.RLock()  # a view's bytes are built on its events' bytes
+
+    def encoded(self, seat: int | None, view: bool, hub: Hub) -> bytes:
+        """The SSE bytes of this batch for `seat` (and its view, if asked): built once."""
+        key = (seat, view)
+        got = self._encoded.get(key)
+        if got is None:
+            with self._lock:
+                got = self._encoded.get(key)
+                if got is None:
+                    got = self._build(seat, view, hub)
+                    self._encoded[key] = got
+        return got
+
+    def _build(self, seat: int | None, view: bool, hub: Hub) -> bytes:
+        if view:
+            return self.encoded(seat, False, hub) + sse.view(game_view(self.state, seat))
+        return sse.events(hub.engine.shown(self.events, seat, self.state))
+
+
+class Channel:
+    """One game followed in this process."""
+
+    def __init__(self, hub: Hub, game_id: str) -> None:
+        self.hub = hub
+        self.game_id = game_id
+        self.lock = threading.Lock()
+        self.subscribers = 0
+        self.following = False
+        self.state: dict | None = None  # the game at the follower's position
+        self.next_seq = 0
+        self.batches: deque[Batch] = deque(maxlen=hub.settings.backlog)
+        self.changed = threading.Event()
+
+    def position(self) -> tuple[int, dict]:
+        """Where a new reader starts reading the ring, and the game as of there."""
+        with self.lock:
+            if self.state is None:
+                self.state = self.hub.engine.load(self.game_id)
+            return self.next_seq, self.state
+
+    def batch(self, seq: int) -> Batch | None:
+        if seq >= self.next_seq:
+            return None
+        batches = self.batches
+        try:  # without the lock: every stream of the game asks at each batch
+            found = batches[seq - batches[0].seq]
+            if found.seq == seq:
+                return found
+        except IndexError:
+            pass
+        with self.lock:  # the ring moved under us, or the reader fell behind it
+            if seq >= self.next_seq:
+                return None
+            oldest = self.batches[0].seq
+            if seq < oldest:
+                raise Lagged
+            return self.batches[seq - oldest]
+
+    def follow(self) -> None:
+        """Start the follower if it is not running (and the game can still move)."""
+        with self.lock:
+            if self.following or self.state is None or self.state["status"] == "finished":
+                return
+            self.following = True
+        threading.Thread(target=self._run, name=f"follow-{self.game_id}", daemon=True).start()
+
+    def _run(self) -> None:
+        hub = self.hub
+        failing = False
+        while True:
+            with hub.lock:
+                if self.subscribers == 0 or hub.closing:
+                    self.following = False
+                    hub.forget(self)
+                    return
+            try:
+                events = hub.follow(self.game_id, self.state["version"], hub.settings.block_ms)
+                if events:
+                    self._publish(events)
+                failing = False
+            except redis.RedisError as exc:
+                # the store is away: say so once, without a traceback, and try again
+                if not failing:
+                    log.warning("following %s: %s; retrying", self.game_id, exc)
+                failing = True
+                hub.stopping.wait(1.0)
+                continue
+            if self.state["status"] == "finished":
+                with hub.lock:
+                    self.following = False
+                    hub.forget(self)
+                return
+
+    def _publish(self, events: list[dict]) -> None:
+        engine = self.hub.engine
+        state = engine.load(self.game_id)
+        last = events[-1]["version"]
+        if state["version"] > last:  # more arrived since the read: the batch matches the state
+            events = events + engine.all_events(self.game_id, last, state["version"] - last)
+        elif state["version"] < last:  # pragma: no cover - a load reads after the follow
+            return
+        with self.lock:
+            batch = Batch(self.next_seq, events, state)
+            self.batches.append(batch)
+            self.next_seq += 1
+            self.state = state
+            changed, self.changed = self.changed, threading.Event()
+        changed.set()
+
+
+class Hub:
+    """Every live stream of this process, and one follower per game they follow."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        settings: LiveSettings | None = None,
+        follow: Callable[[str, int, int], list[dict]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.settings = settings or LiveSettings()
+        self.follow = follow or Store(_own_pool(engine.store.redis)).follow
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.channels: dict[str, Channel] = {}
+        self.by_client: dict[str, int] = {}
+        self.open_streams = 0
+        self.closing = False
+        self.stopping = threading.Event()
+        _HUBS.add(self)
+
+    def open(
+        self, game_id: str, seat: int | None, after: int, view: bool, client: str
+    ) -> Subscription:
+        """Admit a stream (or TooManyForClient, Full) and join the game's channel."""
+        cap, total = self.settings.per_client, self.settings.per_process
+        with self.lock:
+            if self.closing or (total and self.open_streams >= total):
+                raise Full
+            if cap and self.by_client.get(client, 0) >= cap:
+                raise TooManyForClient(cap)
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            self.open_streams += 1
+            channel = self.channels.get(game_id)
+            if channel is None:
+                channel = self.channels[game_id] = Channel(self, game_id)
+            channel.subscribers += 1
+        subscription = Subscription(self, channel, seat, after, view, client)
+        try:
+            subscription.start()
+        except BaseException:
+            subscription.close()
+            raise
+        return subscription
+
+    def release(self, channel: Channel, client: str) -> None:
+        with self.lock:
+            self.open_streams -= 1
+            left = self.by_client[client] - 1
+            if left:
+                self.by_client[client] = left
+            else:
+                del self.by_client[client]
+            channel.subscribers -= 1
+            if channel.subscribers == 0 and not channel.following:
+                self.forget(channel)
+
+    def forget(self, channel: Channel) -> None:
+        """Drop a channel nobody reads (called with `lock` held)."""
+        if channel.subscribers == 0 and self.channels.get(channel.game_id) is channel:
+            del self.channels[channel.game_id]
+
+    def close(self) -> None:
+        """Stop: every stream ends cleanly at once, and no new one is admitted."""
+        with self.lock:
+            self.closing = True
+            channels = list(self.channels.values())
+        self.stopping.set()
+        for channel in channels:
+            channel.changed.set()
+
+    def stats(self) -> dict[str, int]:
+        with self.lock:
+            return {"streams": self.open_streams, "games": len(self.channels)}
+
+
+class Subscription:
+    """One stream: its catch-up from the log, then the channel's batches."""
+
+    def __init__(
+        self, hub: Hub, channel: Channel, seat: int | None, after: int, view: bool, client: str
+    ) -> None:
+        self.hub, self.channel = hub, channel
+        self.seat, self.after, self.view, self.client = seat, after, view, client
+        self.deadline = hub.clock() + hub.settings.lifetime_s
+        self._closed = False
+
+    def start(self) -> None:
+        self.seq, self.state = self.channel.position()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.hub.release(self.channel, self.client)
+
+    def frames(self) -> Iterator[bytes]:
+        try:
+            yield sse.RETRY
+            yield from self._catch_up()
+            if self.state["status"] == "finished" and self.after >= self.state["version"]:
+                return
+            yield from self._live()
+        except redis.RedisError as exc:
+            # the store went away mid-stream: end it cleanly; the client resumes from its
+            # Last-Event-ID once the store answers again
+            log.warning(
+                "stream of %s ended: the store did not answer: %s", self.channel.game_id, exc
+            )
+        finally:
+            self.close()
+
+    def _catch_up(self) -> Iterator[bytes]:
+        """The stored events after `after` up to where the ring starts, then the view."""
+        engine, upto = self.hub.engine, self.state["version"]
+        while self.after < upto:
+            count = min(CATCH_UP_PAGE, upto - self.after)
+            events = engine.all_events(self.channel.game_id, self.after, count)
+            if not events:  # pragma: no cover - the log holds every version up to `upto`
+                break
+            yield sse.events(engine.shown(events, self.seat, self.state))
+            self.after = events[-1]["version"]
+        if self.view:
+            yield sse.view(game_view(self.state, self.seat))
+
+    def _live(self) -> Iterator[bytes]:
+        hub, channel, settings = self.hub, self.channel, self.hub.settings
+        channel.follow()
+        while True:
+            changed = channel.changed
+            try:
+                batch = channel.batch(self.seq)
+            except Lagged:
+                log.info("stream of %s fell behind: closed", channel.game_id)
+                return
+            if batch is not None:
+                self.seq += 1
+                if batch.last > self.after:
+                    yield self._sent(batch)
+                    self.after = batch.last
+                if batch.state["status"] == "finished":
+                    return
+                continue
+            now = hub.clock()
+            if hub.closing or now >= self.deadline:
+                return
+            woken = changed.wait(min(settings.keepalive_s, self.deadline - now))
+            if woken:
+                # A batch wakes every stream of the game at once. Under gevent they would all
+                # write in one go while requests wait: each goes to the back of the queue
+                # first, so the loop serves other sockets between them.
+                time.sleep(0)
+            elif hub.clock() < self.deadline:
+                yield sse.KEEP_ALIVE
+
+    def _sent(self, batch: Batch) -> bytes:
+        if batch.first > self.after:
+            return batch.encoded(self.seat, self.view, self.hub)
+        # the reader is ahead of part of this batch (it resumed inside it): the rest only
+        engine = self.hub.engine
+        events = [e for e in batch.events if e["version"] > self.after]
+        out = sse.events(engine.shown(events, self.seat, batch.state))
+        if self.view:
+            out += sse.view(game_view(batch.state, self.seat))
+        return out
+
+
+def _own_pool(client: redis.Redis) -> redis.Redis:
+    """A client like `client` on a pool of its own: followers hold a connection each while they
+    wait, and must never take one from the pool that answers requests."""
+    pool = client.connection_pool
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **pool.connection_kwargs
+        )
+    )

@@ -1,0 +1,163 @@
+"""The fan-out in one process (service/live), on fakeredis: one encoding per audience per batch,
+a slow reader dropped with a clean end, exact resumes, and a busy store pool as a clean 503."""
+
+from __future__ import annotations
+
+import threading
+
+import fakeredis
+import redis
+
+from service.api import create_app
+from service.engine import Engine
+from service.engine.dispatch import QueueDispatcher
+from service.live import Hub, LiveSettings
+from service.store import Store
+from tests.support.processes import wait_until
+
+
+def _game(engine: Engine) -> tuple[str, dict[int, str]]:
+    created = engine.create({"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]})
+    return created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+
+
+def _flip(engine: Engine, gid: str) -> None:
+    from service.core.state import awaited
+
+    engine.act(gid, awaited(engine.load(gid))[0], {"type": "flip"})
+
+
+class Pump:
+    """A follower's read that we drive by hand: `step()` lets it read what was appended."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.wanted = threading.Event()
+
+    def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
+        self.wanted.wait(block_ms / 1000)
+        self.wanted.clear()
+        return self.engine.all_events(game_id, after)
+
+    def step(self, hub: Hub, gid: str) -> None:
+        """Publish one batch of what was appended (waiting until the follower did)."""
+        channel = hub.channels[gid]
+        seq = channel.next_seq
+        self.wanted.set()
+        assert wait_until(lambda: channel.next_seq > seq, 10)
+
+
+def _frames(subscription, until):
+    """Read a subscription's frames (as the server would) until `until(text)`."""
+    out = ""
+    for chunk in subscription.frames():
+        out += chunk.decode()
+        if until(out):
+            break
+    return out
+
+
+def test_a_batch_is_encoded_once_per_audience_however_many_read_it():
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(per_client=0), follow=pump.follow)
+    calls: list[int | None] = []
+    shown = engine.shown
+
+    def counted(events, seat, state):
+        calls.append(seat)
+        return shown(events, seat, state)
+
+    engine.shown = counted
+    readers = [hub.open(gid, None, 2, False, f"c{i}") for i in range(50)]
+    readers += [hub.open(gid, seat, 2, True, "p") for seat in (0, 1) for _ in range(3)]
+    streams = [r.frames() for r in readers]
+    for s in streams:
+        assert next(s) == b"retry: 2000\n\n"
+    views = [next(s) for s in streams[50:]]  # the seats' views on connecting
+    assert all(b"event: view" in v for v in views)
+    channel = hub.channels[gid]
+    channel.follow()
+    _flip(engine, gid)
+    calls.clear()
+    pump.step(hub, gid)
+    got = [next(s) for s in streams]
+    assert sorted(calls, key=str) == [0, 1, None]  # three audiences, one encoding each
+    assert len(set(got[:50])) == 1 and len(set(got[50:53])) == 1 and len(set(got[53:])) == 1
+    assert b"event: view" in got[50] and b"event: view" not in got[0]
+    assert channel.batches[0].last == 3
+    for s in streams:
+        s.close()
+    assert hub.stats()["streams"] == 0
+    pump.wanted.set()  # the follower sees nobody reads: it stops, and the channel goes
+    assert wait_until(lambda: hub.stats()["games"] == 0, 10)
+
+
+def test_a_reader_that_falls_behind_the_backlog_is_closed_cleanly_and_resumes_exactly():
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(backlog=2), follow=pump.follow)
+    slow = hub.open(gid, None, 0, False, "slow")
+    frames = slow.frames()
+    text = next(frames).decode() + next(frames).decode()  # retry, then the catch-up
+    assert "id: 2\n" in text
+    channel = hub.channels[gid]
+    channel.follow()
+    for _ in range(3):  # three batches while the reader reads nothing
+        _flip(engine, gid)
+        pump.step(hub, gid)
+    assert list(frames) == []  # the stream ends: its place in the ring is gone
+    assert hub.stats()["streams"] == 0
+    again = hub.open(gid, None, 2, False, "slow")  # resumed with Last-Event-ID 2
+    text = _frames(again, lambda t: f"id: {channel.state['version']}\n" in t)
+    versions = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert versions == list(range(3, channel.state["version"] + 1))
+    again.close()
+    hub.close()
+    pump.wanted.set()
+
+
+def test_the_follower_wakes_every_stream_of_its_game():
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(keepalive_s=30), follow=pump.follow)
+    readers = [hub.open(gid, None, 2, False, "c") for _ in range(5)]
+    got: list[str] = [""] * 5
+
+    def read(i: int) -> None:
+        got[i] = _frames(readers[i], lambda t: "id: 3\n" in t)
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(5)]
+    for t in threads:
+        t.start()
+    _flip(engine, gid)
+    pump.wanted.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert all("event: flipped" in g for g in got)
+    hub.close()
+    pump.wanted.set()
+
+
+def test_a_busy_store_pool_answers_a_clean_503():
+    server = fakeredis.FakeServer()
+    pool = redis.BlockingConnectionPool(
+        connection_class=fakeredis.FakeRedisConnection,
+        server=server,
+        max_connections=1,
+        timeout=0.05,
+    )
+    engine = Engine(Store(redis.Redis(connection_pool=pool)), QueueDispatcher())
+    app = create_app(engine)
+    client = app.test_client()  # (the checked client refuses every 5xx)
+    held = pool.get_connection()  # the only connection, taken
+    try:
+        r = client.get("/v1/games/0123456789abcdef/stream")
+        assert r.status_code == 503 and r.mimetype == "application/problem+json"
+        assert r.json["code"] == "store_unavailable" and r.json["status"] == 503
+        assert int(r.headers["Retry-After"]) >= 1
+    finally:
+        pool.release(held)
