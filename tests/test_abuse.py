@@ -282,7 +282,7 @@ BAD = [
     ("actions", {"type": "play", "card": ["AS"]}),
     ("actions", {"type": "bid", "tricks": 10**40}),
     ("actions", {"type": "bid", "tricks": -1}),
-    ("actions", {"type": "bid", "tricks": 6.0}),
+    ("actions", {"type": "bid", "tricks": 6.5}),
     ("actions", {"type": "bid", "tricks": True}),
     ("actions", {"type": "trump", "suit": "SPADES"}),
     ("actions", {"type": "t" * 10_000}),

@@ -173,7 +173,7 @@ BAD_CREATES = [
         "one of",
     ),
     (
-        {"game": "bataille", "seats": [{"bot": "random"}] * 2, "options": {"players": 2.0}},
+        {"game": "bataille", "seats": [{"bot": "random"}] * 2, "options": {"players": 2.5}},
         400,
         "options",
     ),
@@ -237,7 +237,7 @@ def test_bad_actions_are_refused_and_append_nothing(svc):
         ),
         (dict(json_body={"type": "flip", "x": 1}, headers=auth(ana)), 400, "invalid_request"),
         (dict(json_body={"type": "dance"}, headers=auth(ana)), 400, "invalid_request"),
-        (dict(json_body={"type": "bid", "tricks": 1.0}, headers=auth(ana)), 400, "invalid_request"),
+        (dict(json_body={"type": "bid", "tricks": 1.5}, headers=auth(ana)), 400, "invalid_request"),
         (dict(json_body={"type": "flip"}), 401, "unauthorized"),
         (dict(json_body={"type": "flip"}, headers=auth(gid + ".0.nope")), 401, "unauthorized"),
         (

@@ -5,7 +5,11 @@ headers.
 
 Path parameters hit real games (open, playing and finished ones of every kind) as well as
 generated ids, and requests carry real seat tokens as well as generated ones. The number of
-cases run is written to tests/artifacts/counts.json (key `contract_cases`)."""
+cases run is written to tests/artifacts/counts.json (key `contract_cases`).
+
+Then stateful: schemathesis' state machine chains calls along the spec's links (a created or
+joined game's id into its view, log, actions, join, verification, ties), with the same checks
+at every step (`contract_stateful_steps`)."""
 
 from __future__ import annotations
 
@@ -101,7 +105,7 @@ def _world():
 APP, FINISHED, LIVE, TOKENS = _world()
 schema = schemathesis.openapi.from_path(str(SPEC))
 schema.app = APP
-CASES = {"n": 0, "by_status": {}}
+CASES = {"n": 0, "by_status": {}, "steps": 0}
 
 
 @schema.hook
@@ -138,15 +142,39 @@ def flatmap_headers(context, headers):
     suppress_health_check=list(HealthCheck),
 )
 def test_every_answer_conforms_to_the_spec(case):
-    response = case.call()
+    response = case.call(headers={"Accept-Encoding": "identity"})  # its WSGI transport: no gunzip
     CASES["n"] += 1
     CASES["by_status"][response.status_code] = CASES["by_status"].get(response.status_code, 0) + 1
     case.validate_response(response, checks=CHECKS)
+
+
+class Workflow(schema.as_state_machine()):
+    """Stateful: sequences of calls that follow the spec's links (a created game's id into its
+    view, log, join, actions, verification), with the same checks at every step."""
+
+    def get_call_kwargs(self, case):
+        return {"headers": {"Accept-Encoding": "identity"}}
+
+    def validate_response(self, response, case, additional_checks=None, **kwargs):
+        CASES["steps"] += 1
+        case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs or None)
+
+
+TestStatefulContract = Workflow.TestCase
+TestStatefulContract.settings = settings(
+    max_examples=int(os.environ.get("BATAYO_STATEFUL_EXAMPLES", "15")),
+    stateful_step_count=6,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def test_report_the_number_of_contract_cases():
     """Runs after the fuzzing (same module, later in file order): record the count."""
     if CASES["n"] == 0:
         pytest.skip("the contract fuzzing did not run in this session")
-    record_counts({"contract_cases": CASES["n"]})
+    record_counts({"contract_cases": CASES["n"], "contract_stateful_steps": CASES["steps"]})
     print(f"\ncontract fuzzing: {CASES['n']} cases, by status {sorted(CASES['by_status'].items())}")
+    print(f"stateful (links): {CASES['steps']} steps")

@@ -157,7 +157,7 @@ def test_a_busy_store_pool_answers_a_clean_503():
     try:
         r = client.get("/v1/games/0123456789abcdef/stream")
         assert r.status_code == 503 and r.mimetype == "application/problem+json"
-        assert r.json["code"] == "store_unavailable" and r.json["status"] == 503
+        assert r.json["code"] == "unavailable" and r.json["status"] == 503
         assert int(r.headers["Retry-After"]) >= 1
     finally:
         pool.release(held)

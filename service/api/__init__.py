@@ -7,7 +7,7 @@ from flask import Flask, Response, json
 from ..engine import Engine
 from ..live import Hub, LiveSettings
 from ..web import bp as web_bp
-from . import limits, lobby, log, metrics, play, problems, stream
+from . import compression, cors, limits, lobby, log, metrics, openapi, play, problems, stream
 
 MAX_BODY = 64 * 1024
 
@@ -20,6 +20,8 @@ def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     problems.install(app)
     limits.install(app, engine.store.redis)
     metrics.install(app, engine)
+    cors.install(app)
+    compression.install(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(log.bp)
@@ -29,6 +31,10 @@ def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     @app.get("/healthz")
     def healthz() -> Response:
         return Response(json.dumps({"status": "ok"}), mimetype="application/json")
+
+    @app.get("/openapi.json")
+    def openapi_json() -> Response:
+        return Response(json.dumps(openapi.document()), mimetype="application/json")
 
     @app.get("/readyz")
     def readyz() -> Response:

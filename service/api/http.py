@@ -41,7 +41,29 @@ def body_of(schema: Schema | None = None) -> dict:
         raise Problem(400, "invalid_request", "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise Problem(400, "invalid_request", "expected a JSON object")
+    if not _unicode(data):
+        raise Problem(400, "invalid_request", "text must be Unicode: no lone surrogate (\\ud800)")
     return checked(schema, data) if schema is not None else data
+
+
+def _unicode(value: Any) -> bool:
+    """Whether every string in a JSON value (keys too) is Unicode text. JSON's `\\udc00` escape
+    can write half a surrogate pair, which no store or answer can encode as UTF-8."""
+    if isinstance(value, str):
+        return value.isascii() or _encodable(value)
+    if isinstance(value, dict):
+        return all(_unicode(k) and _unicode(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_unicode(v) for v in value)
+    return True
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def checked(schema: Schema, data: Any) -> dict:

@@ -3,7 +3,9 @@
 A fixed-window counter in Redis, so every API process behind one Redis shares the same counts:
 one key per client (or token) and window, `INCR`ed by a small script that also sets its expiry.
 Over the limit the answer is a 429 problem (`rate_limited`) with `Retry-After` (seconds to the
-next window). Tokens are counted under their SHA-256, never their text. Health checks, the
+next window). Every limited answer says the limits and what is left of the closest one, in the
+IETF draft's headers (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
+"client";q=600;w=60, "token";q=300;w=60` and `RateLimit: "token";r=12;t=41`. Tokens are counted under their SHA-256, never their text. Health checks, the
 metrics endpoint and the browser pages are not limited; only the `/v1` API is.
 
 Settings (requests per window; 0 turns a limit off), read when the app is created and kept in
@@ -27,7 +29,7 @@ import math
 import os
 import time
 
-from flask import Flask, request
+from flask import Flask, Response, g, request
 
 from .problems import problem_response
 
@@ -63,16 +65,15 @@ class Limiter:
         self.clock = clock
         self._hit = client.register_script(_HIT)
 
-    def hit(self, kind: str, ident: str, limit: int) -> int | None:
-        """Count one request; None while within `limit`, else the seconds until the next window."""
+    def count(self, kind: str, ident: str) -> tuple[int, int]:
+        """Count one request: the requests of this window so far, and seconds to the next."""
         now = self.clock()
         window = int(now // self.window_s)
         name = f"ratelimit:{kind}:{ident}:{window}"
         count, ttl_ms = self._hit(keys=[name], args=[self.window_s * 1000])
-        if int(count) <= limit:
-            return None
         left = (window + 1) * self.window_s - now
-        return max(1, math.ceil(min(left, int(ttl_ms) / 1000 if int(ttl_ms) > 0 else left)))
+        reset = max(1, math.ceil(min(left, int(ttl_ms) / 1000 if int(ttl_ms) > 0 else left)))
+        return int(count), reset
 
 
 def _client_id() -> str:
@@ -111,21 +112,40 @@ def install(app: Flask, client) -> None:
             checks.append(("client", _client_id(), per_client))
         if (per_token := int(app.config["RATE_LIMIT_TOKEN"] or 0)) and (token := _token_id()):
             checks.append(("token", token, per_token))
+        window = max(1, int(app.config["RATE_WINDOW_S"]))
+        g.rate_policy = ", ".join(f'"{kind}";q={limit};w={window}' for kind, _, limit in checks)
+        closest = None
         for kind, ident, limit in checks:
             try:
-                wait = limiter().hit(kind, ident, limit)
+                count, reset = limiter().count(kind, ident)
             except Exception:  # the store is down: let the request meet that error on its own
                 app.logger.warning("rate limiter: the store does not answer", exc_info=True)
+                g.rate_policy = ""
                 return None
-            if wait is not None:
+            left = max(0, limit - count)
+            if closest is None or left < closest[1]:
+                closest = (kind, left, reset)
+            if count > limit:
                 who = "this client" if kind == "client" else "this token"
                 response = problem_response(
                     429,
                     "rate_limited",
                     f"too many requests from {who}: at most {limit} every "
-                    f"{app.config['RATE_WINDOW_S']} s; retry in {wait} s",
-                    retry_after=wait,
+                    f"{app.config['RATE_WINDOW_S']} s; retry in {reset} s",
+                    retry_after=reset,
                 )
-                response.headers["Retry-After"] = str(wait)
+                response.headers["Retry-After"] = str(reset)
+                g.rate_left = closest
                 return response
+        g.rate_left = closest
         return None
+
+    @app.after_request
+    def _headers(response: Response) -> Response:
+        policy = g.pop("rate_policy", "")
+        closest = g.pop("rate_left", None)
+        if policy and closest is not None:
+            kind, left, reset = closest
+            response.headers["RateLimit-Policy"] = policy
+            response.headers["RateLimit"] = f'"{kind}";r={left};t={reset}'
+        return response

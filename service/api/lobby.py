@@ -8,6 +8,7 @@ from ..core.options import options_of
 from ..core.registry import GAMES
 from . import schemas
 from .http import body_of, engine, idempotency_key, ok, query, refusals, require
+from .problems import Problem
 
 bp = Blueprint("lobby", __name__, url_prefix="/v1")
 # one instance each: building a marshmallow schema costs more than loading a body with it
@@ -50,6 +51,8 @@ def create() -> Response:
 @bp.get("/games")
 def listing() -> Response:
     q = query(LIST_QUERY_SCHEMA)
+    if q.get("game") is not None and q["game"] not in GAMES:
+        raise Problem(400, "invalid_request", f"game: one of {', '.join(GAMES)}")
     games, more = engine().listing(q.get("game"), q.get("status"), q["offset"], q["limit"])
     next_offset = q["offset"] + q["limit"] if more else None
     return ok({"games": games, "next_offset": next_offset})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from . import schemas
+from . import caching, schemas
 from .http import caller, engine, load, ok, query, refusals, require
 
 bp = Blueprint("log", __name__, url_prefix="/v1")
@@ -21,7 +21,8 @@ def events(game_id: str) -> Response:
     shown, state = engine().events(game_id, seat, q["after"], q["limit"])
     last = shown[-1]["version"] if shown else q["after"]
     next_after = last if last < state["version"] else None
-    return ok({"events": shown, "next_after": next_after})
+    body = {"game": state["game"], "events": shown, "next_after": next_after}
+    return caching.read(body, state["version"], state["status"] == "finished")
 
 
 @bp.get("/games/<game_id>/verify")
@@ -54,6 +55,7 @@ def ties(game_id: str) -> Response:
 @refusals
 def export(game_id: str) -> Response:
     """A finished game in full: every event, the revealed seed. `batayo verify` checks it."""
-    load(game_id)
+    state = load(game_id)
     body = engine().export(game_id)
-    return ok(body, **{"Content-Disposition": f'attachment; filename="{game_id}.json"'})
+    disposition = f'attachment; filename="{game_id}.json"'
+    return caching.read(body, state["version"], True, **{"Content-Disposition": disposition})

@@ -65,4 +65,5 @@ def install(app: Flask, engine: Engine) -> None:
 
     @app.get("/metrics")
     def metrics() -> Response:
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+        # content_type, not mimetype: Flask would add a second charset to Prometheus' own
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

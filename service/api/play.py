@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from flask import Blueprint, Response, request
 
 from ..core.views import game_view
-from . import schemas
+from . import caching, schemas
 from .http import body_of, caller, engine, idempotency_key, load, ok, query, refusals, require
 from .problems import Problem
 
 bp = Blueprint("play", __name__, url_prefix="/v1")
 VIEW_QUERY_SCHEMA = schemas.ViewQuery()
-IF_MATCH = re.compile(r'^(?:W/)?"?(\d{1,15})"?$')
 
 
 @bp.get("/games/<game_id>")
@@ -22,7 +19,8 @@ def view(game_id: str) -> Response:
     seat = caller(game_id)
     at = query(VIEW_QUERY_SCHEMA).get("at")
     state = load(game_id, at)
-    return ok(game_view(state, seat), ETag=f'"{state["version"]}"')
+    immutable = at is not None or state["status"] == "finished"
+    return caching.read(game_view(state, seat), state["version"], immutable)
 
 
 @bp.post("/games/<game_id>/actions")
@@ -31,14 +29,10 @@ def act(game_id: str) -> Response:
     require(game_id)
     seat = caller(game_id, required=True)
     action = body_of()
-    expected = None
-    if_match = request.headers.get("If-Match")
-    if if_match is not None and if_match.strip() != "*":
-        match = IF_MATCH.match(if_match.strip())
-        if not match:
-            raise Problem(400, "invalid_request", 'If-Match must be a version, e.g. "12"')
-        expected = int(match.group(1))
     eng = engine()
+    expected = caching.if_match(
+        request.headers.get("If-Match"), lambda: eng.load(game_id)["version"]
+    )
     events, state = eng.act(game_id, seat, action, expected, idempotency_key())
     body = {"events": eng.shown(events, seat, state), "game": game_view(state, seat)}
     return ok(body, ETag=f'"{state["version"]}"')

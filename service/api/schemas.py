@@ -14,18 +14,21 @@ from marshmallow import (
 )
 
 from ..core.cards import BadCard, parse_card
+from ..core.shapes import whole
 
 HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
 NAME = validate.Length(min=1, max=40)
 
 
 class StrictInt(fields.Integer):
-    """A JSON integer: no strings, no booleans, no floats (not even 1.0), within 64 bits."""
+    """A JSON integer: no strings, no booleans, no fractions (`6.0` is 6, as JSON Schema has
+    it), within 2**53."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int:
+        value = whole(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValidationError("must be a whole number")
         if abs(value) > 2**53:
@@ -52,6 +55,7 @@ class OptionValue(fields.Raw):
     """An option's value: a JSON scalar (the game checks its meaning)."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        value = whole(value)
         if (value is not None and not isinstance(value, str | int | bool)) or isinstance(
             value, float
         ):
@@ -76,8 +80,8 @@ class SeatIn(Strict):
 
     @validates_schema
     def _one_kind(self, data: dict, **kwargs: Any) -> None:
-        kinds = [k for k in ("name", "bot") if k in data] + (["open"] if data.get("open") else [])
-        if len(kinds) != 1:
+        kinds = [k for k in ("name", "bot", "open") if k in data]
+        if len(kinds) != 1 or data.get("open") is False:
             raise ValidationError('a seat is {"name": ...}, {"bot": ...} or {"open": true}')
         if "client_seed" in data and "name" not in data:
             raise ValidationError("only a named seat takes a client_seed")
@@ -130,7 +134,8 @@ def query_args(args: Any) -> dict:
     for k, v in args.items(multi=True) if hasattr(args, "items") else args:
         if k in out:
             raise ValidationError({k: ["given more than once"]})
-        out[k] = int(v) if v.isdigit() and len(v) <= 15 else v
+        # ASCII digits only: "²".isdigit() is true, int("²") is not a number
+        out[k] = int(v) if v.isascii() and v.isdigit() and len(v) <= 15 else v
     return out
 
 

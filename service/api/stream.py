@@ -45,7 +45,7 @@ def stream(game_id: str) -> Response:
     after = q.get("after")
     last_id = request.headers.get("Last-Event-ID")
     if last_id is not None:
-        if not last_id.isdigit() or len(last_id) > 15:
+        if not (last_id.isascii() and last_id.isdigit()) or len(last_id) > 15:
             raise Problem(400, "invalid_request", "Last-Event-ID must be an event version")
         after = int(last_id)
     try:

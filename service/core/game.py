@@ -185,6 +185,10 @@ class Game:
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
     `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
     bot waits before it plays, so that a person it plays with may choose first.
+
+    For the contract (`service.api.openapi`): `table_shape` is what `view` returns, `result_shape`
+    the fields the game adds to `result` (or narrows: its `reason`s), `problems` the codes its
+    rules refuse with (code: when), so that clients get a type for each.
     """
 
     name: str
@@ -216,6 +220,7 @@ class Game:
     bot_patience: Callable[[dict, Seat], float] | None = None
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
+    problems: Mapping[str, str] = field(default_factory=dict)
     doc: str = ""
     reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
 
@@ -239,6 +244,7 @@ _DECLARED = {
     "table_shape": "TABLE",
     "result_shape": "RESULT",
     "deal_shape": "DEAL",
+    "problems": "PROBLEMS",
 }
 _FIELDS = [
     f.name for f in fields(Game) if f.init and f.name not in ("name", "title", "seat_range", "doc")
@@ -249,7 +255,8 @@ def declare(
     name: str, title: str, seat_range: tuple[int, int], *modules: Any, **given: Any
 ) -> Game:
     """A `Game` from the modules of its package: each field is taken from the first module
-    that defines it (`OPTIONS`, `ACTIONS`, `EVENTS`, `BOTS`, `TABLE`, `RESULT`, `DEAL`, and the
+    that defines it (`OPTIONS`, `ACTIONS`, `EVENTS`, `BOTS`, `TABLE`, `RESULT`, `DEAL`,
+    `PROBLEMS`, and the
     functions by their field's name: `start`, `decide`, `apply`, `view`, `ties`, ...), unless
     given by keyword. A required field no module defines is an error at import."""
     found = dict(given)

@@ -22,17 +22,27 @@ class ShapeError(ValueError):
 
 class Shape:
     """A kind of JSON value: `check` returns the value or raises ShapeError; `schema` is its
-    JSON Schema."""
+    JSON Schema. `schema(sealed)` with the schema of a sealed value is the value as served to a
+    caller, where each `Hidden` part may be sealed instead; without it, the value in clear (a
+    request body, or what its own seat sees)."""
 
     def check(self, value: Any, where: str) -> Any:
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         return {}
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def whole(value: Any) -> Any:
+    """A JSON number with no fraction as an int (`10.0` is the integer 10, as JSON Schema has
+    it); anything else as it is."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,7 @@ class Card(Shape):
             )
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         return {"type": "string", "pattern": CARD_RE.pattern, "examples": ["QH"]}
 
 
@@ -58,7 +68,7 @@ class Suit(Shape):
             raise ShapeError(f"{where}: must be one of S, H, D, C")
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         return {"type": "string", "enum": list(SUITS)}
 
 
@@ -68,6 +78,7 @@ class Int(Shape):
     max: int | None = None
 
     def check(self, value: Any, where: str) -> int:
+        value = whole(value)
         if not _is_int(value):
             raise ShapeError(f"{where}: must be a whole number")
         if (self.min is not None and value < self.min) or (
@@ -76,7 +87,7 @@ class Int(Shape):
             raise ShapeError(f"{where}: must be between {self.min} and {self.max}")
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         out: dict[str, Any] = {"type": "integer"}
         if self.min is not None:
             out["minimum"] = self.min
@@ -95,8 +106,16 @@ class Choice(Shape):
             raise ShapeError(f"{where}: must be one of {allowed}")
         return value
 
-    def schema(self) -> dict:
-        return {"enum": list(self.values)}
+    def schema(self, sealed: dict | None = None) -> dict:
+        kinds = {type(v) for v in self.values}
+        if kinds == {bool}:  # typed clients know booleans, not an enum of them
+            return {"type": "boolean"}
+        out: dict[str, Any] = {"type": _JSON_TYPES[kinds.pop()]} if len(kinds) == 1 else {}
+        if len(self.values) == 1:
+            out["const"] = self.values[0]
+        else:
+            out["enum"] = list(self.values)
+        return out
 
 
 @dataclass(frozen=True)
@@ -108,7 +127,7 @@ class Text(Shape):
             raise ShapeError(f"{where}: must be text of at most {self.max} characters")
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         return {"type": "string", "maxLength": self.max}
 
 
@@ -119,7 +138,7 @@ class Bool(Shape):
             raise ShapeError(f"{where}: must be true or false")
         return value
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         return {"type": "boolean"}
 
 
@@ -130,8 +149,8 @@ class Nullable(Shape):
     def check(self, value: Any, where: str) -> Any:
         return None if value is None else self.of.check(value, where)
 
-    def schema(self) -> dict:
-        inner = self.of.schema()
+    def schema(self, sealed: dict | None = None) -> dict:
+        inner = self.of.schema(sealed)
         return {"anyOf": [inner, {"type": "null"}]} if inner else {}
 
 
@@ -145,8 +164,8 @@ class ListOf(Shape):
             raise ShapeError(f"{where}: must be a list")
         return [self.of.check(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
-    def schema(self) -> dict:
-        out: dict[str, Any] = {"type": "array", "items": self.of.schema()}
+    def schema(self, sealed: dict | None = None) -> dict:
+        out: dict[str, Any] = {"type": "array", "items": self.of.schema(sealed)}
         if self.max is not None:
             out["maxItems"] = self.max
         return out
@@ -159,6 +178,7 @@ class Obj(Shape):
     fields: Mapping[str, Shape]
     title: str | None = None
     extra: bool = False  # other fields allowed (an open object)
+    doc: str = ""
 
     def check(self, value: Any, where: str) -> dict:
         if not isinstance(value, dict):
@@ -174,15 +194,17 @@ class Obj(Shape):
                 raise ShapeError(f"{where + '.' if where else ''}{name}: required")
         return out
 
-    def schema(self) -> dict:
+    def schema(self, sealed: dict | None = None) -> dict:
         out: dict[str, Any] = {
             "type": "object",
-            "properties": {k: s.schema() for k, s in self.fields.items()},
+            "properties": {k: s.schema(sealed) for k, s in self.fields.items()},
             "required": [k for k, s in self.fields.items() if not isinstance(s, Opt)],
             "additionalProperties": self.extra,
         }
         if self.title:
             out["title"] = self.title
+        if self.doc:
+            out["description"] = self.doc
         return out
 
 
@@ -195,10 +217,56 @@ class Opt(Shape):
     def check(self, value: Any, where: str) -> Any:
         return self.of.check(value, where)
 
-    def schema(self) -> dict:
-        return self.of.schema()
+    def schema(self, sealed: dict | None = None) -> dict:
+        return self.of.schema(sealed)
 
 
+@dataclass(frozen=True)
+class Pattern(Shape):
+    """Text matching a regular expression (hex digests, ids, times)."""
+
+    regex: str
+    example: str | None = None
+    format: str | None = None
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not re.fullmatch(self.regex, value):
+            raise ShapeError(f"{where}: must match {self.regex}")
+        return value
+
+    def schema(self, sealed: dict | None = None) -> dict:
+        out: dict[str, Any] = {"type": "string", "pattern": f"^{self.regex}$"}
+        if self.format:
+            out["format"] = self.format
+        if self.example:
+            out["examples"] = [self.example]
+        return out
+
+
+@dataclass(frozen=True)
+class MapOf(Shape):
+    """An object whose keys are data (seat numbers as text, clock names), all of one shape."""
+
+    of: Shape
+    keys: str = ".*"
+
+    def check(self, value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            raise ShapeError(f"{where}: must be an object")
+        for k, v in value.items():
+            if not re.fullmatch(self.keys, k):
+                raise ShapeError(f"{where}: unexpected key {k!r}")
+            self.of.check(v, f"{where}.{k}")
+        return value
+
+    def schema(self, sealed: dict | None = None) -> dict:
+        out: dict[str, Any] = {"type": "object", "additionalProperties": self.of.schema(sealed)}
+        if self.keys != ".*":
+            out["propertyNames"] = {"pattern": f"^{self.keys}$"}
+        return out
+
+
+_JSON_TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 ANY = Shape()
 CARDS = ListOf(Card())
 SEAT = Int(0, 15)
@@ -235,8 +303,21 @@ class Hidden(Shape):
     def check(self, value: Any, where: str) -> Any:
         return self.of.check(value, where)
 
-    def schema(self) -> dict:
-        return self.of.schema()
+    def schema(self, sealed: dict | None = None) -> dict:
+        """In clear, the value's own schema; as served, each part that may be sealed is the
+        value or its seal (or null: a game of FAIRNESS version 1 served hidden values as null)."""
+        if sealed is None:
+            return self.of.schema()
+        inner = self.of.schema(sealed)
+        one = {"anyOf": [inner, sealed, {"type": "null"}]}
+        if not isinstance(self.of, ListOf):
+            return one
+        per_item = {**inner, "items": {"anyOf": [inner["items"], sealed, {"type": "null"}]}}
+        if self.items or self.to == EACH:
+            return per_item
+        if callable(self.to):  # the whole list, or each seat's element, as the options say
+            return {"anyOf": [per_item, sealed, {"type": "null"}]}
+        return one
 
     def audience(self, data: dict, options: dict) -> int | str | None:
         to = self.to(data, options) if callable(self.to) else self.to
@@ -277,7 +358,7 @@ class Action:
     available: Callable[[dict], bool] | None = None
 
     def body(self) -> Obj:
-        return Obj({"type": Choice((self.type,)), **self.fields}, title=self.type)
+        return Obj({"type": Choice((self.type,)), **self.fields}, title=self.type, doc=self.doc)
 
 
 def check_action(actions: Sequence[Action], options: dict, body: Any) -> dict:

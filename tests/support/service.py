@@ -11,7 +11,7 @@ from service.api import create_app
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
-from tests.support.client import CheckedClient
+from tests.support.client import CheckedClient, check_stream_message
 from tests.support.helpers import auth
 
 
@@ -83,6 +83,7 @@ def read_stream(client, url: str, headers: dict | None = None, limit: int | None
                 if ": " in line and not line.startswith(":")
             )
             if "id" in fields:
+                check_stream_message(fields)
                 got.append((int(fields["id"]), fields["event"], json.loads(fields["data"])))
                 if limit is not None and len(got) == limit:
                     response.close()

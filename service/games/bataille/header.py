@@ -8,6 +8,7 @@ from ...core.shapes import (
     EACH,
     SEAT,
     Action,
+    Bool,
     Card,
     Choice,
     Event,
@@ -15,6 +16,7 @@ from ...core.shapes import (
     Int,
     Ledger,
     ListOf,
+    MapOf,
     Nullable,
     Obj,
     Opt,
@@ -78,7 +80,7 @@ EVENTS = {
         doc="ouverte: the chosen card(s), face down until every contender has chosen",
     ),
     "revealed": Event(
-        {"up": Obj({}, extra=True)},
+        {"up": MapOf(Card(), keys=r"\d+")},
         reveals=True,
         doc="ouverte: every contender's face-up card turned at once",
     ),
@@ -102,3 +104,50 @@ EVENTS = {
     "left_play": Event({"count": Int(0)}, doc="rule 6: every player of a bataille is out"),
     "out": Event({"seat": SEAT, "reason": Choice(("no_cards",))}, doc="rule 7"),
 }
+
+# -- what a seat sees (view.py) and the result's own fields ---------------------------------------
+
+_PLAYER = Obj(
+    {
+        "seat": SEAT,
+        "pack": Int(0),
+        "won": Int(0),
+        "out": Bool(),
+        "contender": Bool(),
+        "has_put": Bool(),
+        "up": Nullable(Card()),
+        "down": Int(0),
+    },
+    doc="`up`: the face-up card put this step (in ouverte, shown once every contender chose)",
+)
+
+TABLE = Obj(
+    {
+        "round": Int(0),
+        "bataille": Int(0),
+        "players": ListOf(_PLAYER),
+        "pot": Int(0),
+        "face_up": CARDS,
+        "aside": Int(0),
+        "pack": Opt(CARDS),
+        "your_down": Opt(CARDS),
+    },
+    doc="`pack` and `your_down`: ouverte only, the viewing seat's own pack and face-down cards",
+)
+
+RESULT = {
+    "reason": Choice(("all_cards", "no_cards", "cycle", "round_limit")),
+    "cards": ListOf(Int(0)),
+    "cycle_start": Opt(Int(0)),
+}
+
+PROBLEMS = {
+    "out": "you are out of the game",
+    "already_played": "you have already put your cards for this step",
+    "not_in_bataille": "only the tied players play a bataille",
+    "down_card_required": "ouverte: in a bataille you also choose a face-down card",
+    "card_not_in_hand": "the card is not in your pack",
+    "same_card_twice": "ouverte: the face-up and face-down cards must differ",
+}
+
+DEAL = Obj({"packs": ListOf(CARDS)}, doc="a test deal: each seat's pack, top card first")

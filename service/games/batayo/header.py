@@ -24,10 +24,23 @@ from ...core.shapes import (
     Ledger,
     ListOf,
     Nullable,
+    Obj,
+    Opt,
+    Pattern,
 )
 
 PHASE = Choice(("trick", "sudden_death"))
 _RANK = Choice(("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+REVEAL = {  # a step's reveal: the event, and the table's `last_reveal`
+    "phase": PHASE,
+    "trick": Int(0),
+    "step": Int(0),
+    "cards": ListOf(Nullable(Card())),
+    "down": ListOf(Nullable(Card())),
+    "best": _RANK,
+    "tied": ListOf(SEAT),
+    "winner": Nullable(SEAT),
+}
 
 
 def _random_gather(data: dict, options: dict) -> bool:
@@ -64,16 +77,7 @@ EVENTS = {
         doc="rule 2: a card committed face down",
     ),
     "revealed": Event(
-        {
-            "phase": PHASE,
-            "trick": Int(0),
-            "step": Int(0),
-            "cards": ListOf(Nullable(Card())),
-            "down": ListOf(Nullable(Card())),
-            "best": _RANK,
-            "tied": ListOf(SEAT),
-            "winner": Nullable(SEAT),
-        },
+        REVEAL,
         reveals=True,
         doc="every committed card (and the BATAYO's face-down cards) turned at once",
     ),
@@ -123,3 +127,76 @@ EVENTS = {
         doc="rule 6: several players share the most cards",
     ),
 }
+
+# -- what a seat sees (view.py) and the result's own fields ---------------------------------------
+
+_PUT = Obj(
+    {
+        "card": Nullable(Card()),
+        "how": Choice(("played", "taken")),
+        "step": Int(0),
+        "face": Choice(("down", "up")),
+        "from": Opt(SEAT),
+    },
+    doc="a card on the table: `card` is null while the viewer may not see it; `from`: taken "
+    "from that seat's hand",
+)
+_PLAYER = Obj(
+    {
+        "seat": SEAT,
+        "suit": Choice(("S", "H", "C", "D")),
+        "pack": Int(0),
+        "hand": Int(0),
+        "cards": Int(0),
+        "out": Bool(),
+        "contender": Bool(),
+        "committed": Bool(),
+        "last_chance": Bool(),
+        "table": ListOf(_PUT),
+    }
+)
+_REVEAL = Obj(REVEAL)
+TIME = Pattern(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "2026-11-29T22:53:26.123456Z", "date-time"
+)
+
+TABLE = Obj(
+    {
+        "phase": Choice(("trick", "sudden_death", "over")),
+        "trick": Int(0),
+        "tricks": Int(0),
+        "batayo": Int(0),
+        "sudden_death": Int(0),
+        "contenders": ListOf(SEAT),
+        "players": ListOf(_PLAYER),
+        "last_reveal": Nullable(_REVEAL),
+        "batayos": Int(0),
+        "aside": CARDS,
+        "gone": Int(0),
+        "deadline": Nullable(TIME),
+        "time_up": Bool(),
+        "under_way": Bool(),
+        "hand": Opt(CARDS),
+        "your_card": Opt(Nullable(Card())),
+    },
+    doc="`hand` and `your_card` (the card you committed): a seat's own, absent for a spectator",
+)
+
+RESULT = {
+    "reason": Choice(
+        ("last_player", "all_out", "round_limit", "time", "sudden_death", "sudden_death_draw")
+    ),
+    "cards": ListOf(Int(0)),
+    "batayos": Int(0),
+    "sudden_death": Opt(ListOf(SEAT)),
+}
+
+PROBLEMS = {
+    "eliminated": "you are out of the game",
+    "already_committed": "you have already committed a card; it cannot change",
+    "not_in_sudden_death": "only the tied players play the sudden death",
+    "not_in_batayo": "only the tied players play a BATAYO",
+    "card_not_in_hand": "the card is not in your hand",
+}
+
+DEAL = Obj({"packs": ListOf(CARDS)}, doc="a test deal: each seat's pack, top card first")

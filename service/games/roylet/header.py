@@ -20,6 +20,7 @@ from ...core.shapes import (
     Int,
     Ledger,
     ListOf,
+    Nullable,
     Obj,
     Opt,
 )
@@ -100,3 +101,63 @@ EVENTS = {
         doc="rules 5, 7, 8: the round's result",
     ),
 }
+
+# -- what a seat sees (view.py) and the result's own fields ---------------------------------------
+
+_PUT = Nullable(Obj({"seat": SEAT, "card": Nullable(Card())}))
+_ROUND = Obj(
+    {
+        "round": Int(1),
+        "result": Choice(("king", "allies", "void")),
+        "reason": Choice(("tricks", "forbidden_capture", "two_kings", "royals_unplayed")),
+        "tricks": _TRICKS,
+        "battles": Int(0, 10),
+    }
+)
+_TRICK_CARDS = Obj({"king": ListOf(CARDS), "allies": ListOf(CARDS)})
+
+TABLE = Obj(
+    {
+        "round": Int(0),
+        "role": Nullable(Choice(("king", "ally"))),
+        "king": SEAT,
+        "allies": ListOf(SEAT),
+        "counted": Int(0),
+        "rounds": Int(1),
+        "battle": Int(0, 10),
+        "battles_left": Int(0, 10),
+        "hand_sizes": ListOf(Int(0)),
+        "royals_in_hand": Int(0, 5),
+        "table": Obj({"down": _PUT, "up": _PUT, "king": Nullable(Card())}),
+        "tricks": _TRICKS,
+        "trick_cards": _TRICK_CARDS,
+        "captured": CARDS,
+        "kings_taken": CARDS,
+        "results": ListOf(_ROUND),
+        "streak": Int(0),
+        "losing_streak": Int(1),
+        "voids": Int(0),
+        "max_replays": Int(0),
+        "hand": Opt(CARDS),
+    },
+    doc="`table`: the battle's face-down and face-up cards (`card` null while hidden from the "
+    "viewer) and the King's; `hand`: a seat's own, absent for a spectator",
+)
+
+RESULT = {
+    "reason": Choice(("losing_streak", "rounds_survived", "too_many_replays")),
+    "counted": Int(0),
+    "round_results": ListOf(Choice(("king", "allies", "void"))),
+    "void_rounds": Int(0),
+    "streak": Int(0),
+}
+
+PROBLEMS = {
+    "king_plays_after_face_up": "the King plays after the face-up card",
+    "king_plays_after_face_down": "the King plays once the face-down card is committed",
+    "already_played": "you have already played in this battle",
+    "face_taken": "your partner already played that face",
+    "card_not_in_hand": "the card is not in your hand",
+}
+
+DEAL = Obj({"hands": ListOf(CARDS)}, doc="a test deal: each seat's hand for the first deal")

@@ -1,0 +1,61 @@
+"""Compressed answers: brotli or gzip, as the request's `Accept-Encoding` prefers, for bodies
+of at least `MIN_SIZE` bytes. Never a stream (`text/event-stream` must reach the client event by
+event) nor a file the web pages send as is.
+
+brotli (Google's own bindings), when the client takes it: at quality 4 a page of 100 events or a
+finished game's log comes out about 0.9 times the size of gzip at level 6, in about half its
+time; a seat's view (1.5 KB) about the same size (`python bench/compression.py`, ratios
+measured in one run). gzip is the standard library's.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import brotli
+from flask import Flask, Response, request
+
+MIN_SIZE = 1024
+BROTLI_QUALITY = 4
+GZIP_LEVEL = 6
+COMPRESSIBLE = ("application/json", "application/problem+json", "text/plain")
+
+
+def encode(body: bytes, coding: str) -> bytes:
+    if coding == "br":
+        return brotli.compress(body, quality=BROTLI_QUALITY)
+    return gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def chosen(accept: str | None) -> str | None:
+    """The coding to answer with: the client's preference among br and gzip, if any."""
+    if not accept:
+        return None
+    from werkzeug.datastructures import Accept
+    from werkzeug.http import parse_accept_header
+
+    offered = parse_accept_header(accept, Accept)
+    br, gz = offered.quality("br"), offered.quality("gzip")
+    if br > 0 and br >= gz:
+        return "br"
+    return "gzip" if gz > 0 else None
+
+
+def install(app: Flask) -> None:
+    @app.after_request
+    def _compress(response: Response) -> Response:
+        if (
+            response.mimetype not in COMPRESSIBLE
+            or response.is_streamed
+            or response.direct_passthrough
+            or "Content-Encoding" in response.headers
+        ):
+            return response
+        response.vary.add("Accept-Encoding")
+        body = response.get_data()
+        coding = chosen(request.headers.get("Accept-Encoding"))
+        if len(body) < MIN_SIZE or coding is None or request.method == "HEAD":
+            return response
+        response.set_data(encode(body, coding))
+        response.headers["Content-Encoding"] = coding
+        return response

@@ -1,0 +1,285 @@
+"""The parts of the contract every game shares: ids, seats, events' envelope, problems, lists,
+verification, ties, the export, the stream's messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
+SEALED = ref("Sealed")
+SEAT_NUMBER = {"type": "integer", "minimum": 0}
+
+
+def _object(props: dict, required: list[str] | None = None, **more: Any) -> dict:
+    return {
+        "type": "object",
+        "required": list(props) if required is None else required,
+        "properties": props,
+        "additionalProperties": False,
+        **more,
+    }
+
+
+def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
+    """The shared components; `codes`: every problem code, `games`: every game's name."""
+    seat_public = {
+        "seat": SEAT_NUMBER,
+        "name": {"type": "string"},
+        "bot": {"type": "string"},
+        "open": {"type": "boolean"},
+    }
+    problem_props = {
+        "type": {"type": "string", "examples": ["/problems/not_your_turn"]},
+        "title": {"type": "string"},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599},
+        "detail": {"type": "string"},
+        "code": {"type": "string", "enum": codes, "description": "stable, machine-readable"},
+        "errors": ref("FieldErrors"),
+        "version": {"type": "integer", "description": "version_mismatch: the current version"},
+        "retry_after": {"type": "integer", "description": "rate_limited: seconds to wait"},
+    }
+    return {
+        "GameId": {"type": "string", "pattern": "^[0-9a-f]{16}$", "examples": ["3f2a9c0d1e4b5a67"]},
+        "GameName": {"type": "string", "enum": games},
+        "Status": {"type": "string", "enum": ["open", "playing", "finished"]},
+        "Sealed": {
+            **_object({"sealed": HEX64}),
+            "description": "a value the caller may not see (yet): its digest (FAIRNESS v2)",
+        },
+        "SealedPointers": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^(/[^/]*)+$"},
+            "description": "JSON pointers of the event's sealed values (FAIRNESS v2)",
+        },
+        "Openings": {
+            "type": "object",
+            "description": "pointer -> nonce (hex) of each sealed value the caller may see",
+            "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        },
+        "Actor": {
+            "description": 'a seat, "bot", "clock" or "server"',
+            "anyOf": [SEAT_NUMBER, {"type": "string", "enum": ["bot", "clock", "server"]}],
+        },
+        "FieldErrors": {
+            "type": "object",
+            "description": "invalid_request: the messages, by field (list items by index)",
+            "additionalProperties": {
+                "anyOf": [{"type": "array", "items": {"type": "string"}}, ref("FieldErrors")]
+            },
+        },
+        "Problem": _object(
+            problem_props, ["type", "title", "status", "detail", "code"], description="RFC 9457"
+        ),
+        "Option": _object(
+            {
+                "name": {"type": "string"},
+                "type": {"type": "string", "enum": ["integer", "string", "boolean"]},
+                "default": {"type": ["integer", "string", "boolean", "null"]},
+                "choices": {"type": "array", "items": {"type": ["integer", "string", "boolean"]}},
+                "min": {"type": "integer"},
+                "max": {"type": "integer"},
+                "nullable": {"type": "boolean"},
+                "doc": {"type": "string"},
+            },
+            ["name", "type", "default", "nullable"],
+        ),
+        "GameRules": _object(
+            {
+                "id": ref("GameName"),
+                "title": {"type": "string"},
+                "seats": _object({"min": {"type": "integer"}, "max": {"type": "integer"}}),
+                "options": {"type": "array", "items": ref("Option")},
+                "bots": {"type": "array", "items": {"type": "string"}},
+            },
+            ["id", "title", "seats", "options", "bots"],
+            # the rules in words and more are added by the games' own pages
+        )
+        | {"additionalProperties": True},
+        "Rules": _object({"games": {"type": "array", "items": ref("GameRules")}}),
+        "SeedTicket": _object(
+            {
+                "ticket": {"type": "string"},
+                "seed_commitment": HEX64,
+                "expires_at": TIME,
+            }
+        ),
+        "Seat": _object(
+            {**seat_public, "token": {"type": "string", "description": "shown once"}},
+            ["seat", "open"],
+        ),
+        "SeatStored": _object(
+            {
+                "seat": SEAT_NUMBER,
+                "name": {"type": "string"},
+                "client_seed": {"type": ["string", "null"]},
+                "bot": {"type": "string"},
+                "open": {"type": "boolean"},
+            },
+            ["seat"],
+        ),
+        "Created": _object(
+            {
+                "id": ref("GameId"),
+                "game": ref("GameName"),
+                "version": {"type": "integer", "minimum": 1},
+                "status": ref("Status"),
+                "seed_commitment": HEX64,
+                "seats": {"type": "array", "items": ref("Seat")},
+            }
+        ),
+        "Join": _object(
+            {
+                "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                "client_seed": {"type": "string", "maxLength": 64},
+            },
+            ["name"],
+        ),
+        "Joined": _object(
+            {
+                "id": ref("GameId"),
+                "seat": SEAT_NUMBER,
+                "token": {"type": "string"},
+                "version": {"type": "integer", "minimum": 1},
+                "status": ref("Status"),
+            }
+        ),
+        "GameSummary": _object(
+            {
+                "id": ref("GameId"),
+                "game": ref("GameName"),
+                "status": ref("Status"),
+                "version": {"type": "integer", "minimum": 1},
+                "created_at": TIME,
+                "seats": {"type": "array", "items": ref("Seat")},
+                "result": {"anyOf": [ref("Result"), {"type": "null"}]},
+            }
+        ),
+        "GameList": _object(
+            {
+                "games": {"type": "array", "items": ref("GameSummary")},
+                "next_offset": {"type": ["integer", "null"]},
+            }
+        ),
+        "Hint": _object(
+            {
+                "seat": SEAT_NUMBER,
+                "version": {"type": "integer"},
+                "action": {
+                    "anyOf": [ref("Action"), {"type": "null"}],
+                    "description": "a body to post to /actions; null when it is not your turn",
+                },
+                "reason": {"type": "string"},
+            }
+        ),
+        "Verification": _object(
+            {
+                "status": {
+                    "type": "string",
+                    "enum": ["ok", "incomplete", "failed"],
+                    "description": "incomplete: the game runs; what could be checked so far held",
+                },
+                "ok": {"type": "boolean"},
+                "fairness": {"type": ["integer", "null"]},
+                "checked": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["integer", "boolean"]},
+                },
+                "version": {"type": ["integer", "null"], "description": "the first that fails"},
+                "reason": {"type": ["string", "null"]},
+                "events": {"type": "integer"},
+                "draws_checked": {"type": "integer"},
+                "seed_revealed": {"type": "boolean"},
+                "test_game": {"type": "boolean", "description": "a fixed seed or deal: never fair"},
+            }
+        ),
+        "TieStep": {
+            "type": "object",
+            "description": "one step of a tie: cards put down, reveals, random takes, who won",
+            "required": ["versions"],
+            "properties": {"versions": {"type": "array", "items": {"type": "integer"}}},
+            "additionalProperties": True,
+        },
+        "Tie": {
+            "type": "object",
+            "required": ["kind", "players", "steps", "versions"],
+            "properties": {
+                "kind": {"type": "string"},
+                "round": {"type": ["integer", "null"]},
+                "players": {"type": "array", "items": {"type": "integer"}},
+                "steps": {"type": "array", "items": ref("TieStep")},
+                "versions": {"type": "array", "items": {"type": "integer"}},
+                "winner": {"type": ["integer", "null"]},
+            },
+            "additionalProperties": True,
+        },
+        "TiesPage": _object(
+            {
+                "ties": {"type": "array", "items": ref("Tie")},
+                "total": {"type": "integer"},
+                "next_offset": {"type": ["integer", "null"]},
+            }
+        ),
+        "Health": {
+            "type": "object",
+            "required": ["status"],
+            "properties": {"status": {"type": "string"}},
+        },
+        "CauseCreate": _object(
+            {"create": {"type": "object", "additionalProperties": False}}, description="a create"
+        ),
+        "CauseJoin": _object({"join": _object({"seat": SEAT_NUMBER})}, description="a seat taken"),
+        "CauseTimer": _object({"timer": _object({"due": TIME})}, description="a clock ran out"),
+        "SeatPerson": _object(
+            {
+                "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                "client_seed": {"type": "string", "maxLength": 64},
+            },
+            ["name"],
+            description="a person's seat; its token comes in the answer",
+        ),
+        "SeatOpen": _object(
+            {"open": {"type": "boolean", "const": True}},
+            description="a seat left open for someone to join",
+        ),
+        "StreamEvent": _object(
+            {
+                "id": {"type": "integer", "minimum": 1, "description": "the event's version"},
+                "event": {"type": "string", "description": "the event's type"},
+                "data": ref("Event"),
+            },
+            description="one message of /stream: an event",
+        ),
+        "StreamView": _object(
+            {
+                "id": {"type": "integer", "minimum": 0, "description": "the view's version"},
+                "event": {"type": "string", "const": "view"},
+                "data": ref("GameView"),
+            },
+            description="one message of /stream?view=1: the game view after the events",
+        ),
+        "StreamItem": _object(
+            {
+                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the version"},
+                "event": {"type": "string", "description": "the event's type, or `view`"},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"anyOf": [ref("Event"), ref("GameView")]},
+                    "description": "the event (or the view) as JSON: see StreamMessage",
+                },
+                "retry": {"type": "integer", "description": "reconnect after this many ms"},
+            },
+            [],
+            description="one server-sent message of /stream, as the event-stream format has it",
+        ),
+        "StreamMessage": {
+            "description": "a server-sent message of /stream, its `data:` line parsed as JSON",
+            "anyOf": [ref("StreamView"), ref("StreamEvent")],
+        },
+    }

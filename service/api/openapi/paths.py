@@ -1,0 +1,455 @@
+"""The operations of the contract: paths, parameters, headers, responses, links, security."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import ref
+
+SPECTATOR_OR_SEAT: list[dict] = [{}, {"seatToken": []}]
+SEAT_ONLY: list[dict] = [{"seatToken": []}]
+NOBODY: list[dict] = [{}]
+
+# query bounds: exactly what `service.api.schemas` accepts (a query integer has 1 to 15 digits)
+QUERY_MAX = 10**15 - 1
+
+
+def _json(schema: dict, description: str, headers: dict | None = None, **more: Any) -> dict:
+    out: dict[str, Any] = {
+        "description": description,
+        "content": {"application/json": {"schema": schema}},
+    }
+    if headers:
+        out["headers"] = headers
+    out.update(more)
+    return out
+
+
+def _header(name: str) -> dict:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+RATE_HEADERS = {"RateLimit-Policy": _header("RateLimitPolicy"), "RateLimit": _header("RateLimit")}
+READ_HEADERS = {
+    "ETag": _header("ETag"),
+    "Cache-Control": _header("CacheControl"),
+    "Vary": _header("Vary"),
+    **RATE_HEADERS,
+}
+
+
+def _problems(*statuses: int) -> dict:
+    out = {str(s): {"$ref": "#/components/responses/Problem"} for s in statuses}
+    out["429"] = {"$ref": "#/components/responses/RateLimited"}
+    out["503"] = {"$ref": "#/components/responses/Unavailable"}
+    return out
+
+
+def _param(name: str) -> dict:
+    return {"$ref": f"#/components/parameters/{name}"}
+
+
+def _query(name: str, schema: dict, description: str = "") -> dict:
+    out: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": schema}
+    if description:
+        out["description"] = description
+    return out
+
+
+def _int(minimum: int, maximum: int = QUERY_MAX, default: int | None = None) -> dict:
+    out: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    if default is not None:
+        out["default"] = default
+    return out
+
+
+def _game_links(source: str) -> dict:
+    """From an answer naming a game (`source`: where its id is), the operations on it (but the
+    stream: a game in play's stream does not end, which a tool following links cannot know)."""
+    ops = {
+        "GetGame": "getGame",
+        "GetEvents": "events",
+        "VerifyGame": "verify",
+        "GetTies": "ties",
+        "Act": "act",
+        "JoinGame": "joinGame",
+    }
+    return {
+        name: {"operationId": op, "parameters": {"game_id": source}} for name, op in ops.items()
+    }
+
+
+def _body(schema: dict, examples: dict | None = None) -> dict:
+    media: dict[str, Any] = {"schema": schema}
+    if examples:
+        media["examples"] = examples
+    return {"required": True, "content": {"application/json": media}}
+
+
+def _op(op_id: str, summary: str, security: list[dict], responses: dict, **more: Any) -> dict:
+    return {
+        "tags": [more.pop("tag", "games")],
+        "summary": summary,
+        "operationId": op_id,
+        "security": security,
+        **more,
+        "responses": responses,
+    }
+
+
+def paths(create_examples: dict, action_examples: dict) -> dict:
+    game = _param("GameId")
+    by_id = _game_links("$response.body#/id")
+    same_game = _game_links("$request.path.game_id")
+    health = {"tag": "health"}
+    return {
+        "/healthz": {
+            "get": _op(
+                "healthz",
+                "The process is alive.",
+                NOBODY,
+                {"200": _json(ref("Health"), "Alive.")},
+                **health,
+            )
+        },
+        "/readyz": {
+            "get": _op(
+                "readyz",
+                "The store answers.",
+                NOBODY,
+                {
+                    "200": _json(ref("Health"), "Ready."),
+                    "503": {"$ref": "#/components/responses/Unavailable"},
+                },
+                **health,
+            )
+        },
+        "/metrics": {
+            "get": _op(
+                "metrics",
+                "Prometheus metrics: requests, events appended, bot moves, clocks, games, jobs.",
+                NOBODY,
+                {
+                    "200": {
+                        "description": "The Prometheus text format (version 0.0.4).",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    }
+                },
+                **health,
+            )
+        },
+        "/openapi.json": {
+            "get": _op(
+                "openapi",
+                "This contract, as served by this very server (its games included).",
+                NOBODY,
+                {"200": _json({"type": "object"}, "The OpenAPI document.")},
+                **health,
+            )
+        },
+        "/v1/rules": {
+            "get": _op(
+                "rules",
+                "The games offered: seats, options, bots.",
+                NOBODY,
+                {"200": _json(ref("Rules"), "The games.", RATE_HEADERS), **_problems()},
+            )
+        },
+        "/v1/seeds": {
+            "post": _op(
+                "seedTicket",
+                "A seed ticket: the server's seed, committed before you choose a client seed.",
+                NOBODY,
+                {
+                    "201": _json(ref("SeedTicket"), "The ticket (single use).", RATE_HEADERS),
+                    **_problems(),
+                },
+            )
+        },
+        "/v1/games": {
+            "post": _op(
+                "createGame",
+                "Create a game; it starts as soon as every seat is taken.",
+                NOBODY,
+                {
+                    "201": _json(
+                        ref("Created"),
+                        "Created. The tokens of its human seats are shown here, once.",
+                        {"Location": _header("Location"), **RATE_HEADERS},
+                        links=by_id,
+                    ),
+                    **_problems(400, 409, 410, 413, 415, 422),
+                },
+                parameters=[_param("IdempotencyKey")],
+                requestBody=_body(ref("CreateGame"), create_examples),
+            ),
+            "get": _op(
+                "listGames",
+                "List games, newest first.",
+                NOBODY,
+                {"200": _json(ref("GameList"), "A page of games.", RATE_HEADERS), **_problems(400)},
+                parameters=[
+                    _query("game", ref("GameName")),
+                    _query("status", ref("Status")),
+                    _query("limit", _int(1, 100, 20)),
+                    _query("offset", _int(0, 100_000, 0)),
+                ],
+            ),
+        },
+        "/v1/games/{game_id}": {
+            "get": _op(
+                "getGame",
+                "The game as the caller may see it, now or as of version `at`.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": _json(ref("GameView"), "The view.", READ_HEADERS, links=same_game),
+                    "304": {"$ref": "#/components/responses/NotModified"},
+                    **_problems(400, 401, 403, 404),
+                },
+                parameters=[
+                    game,
+                    _query("at", _int(1), "the view as of this version (a replay)"),
+                    _param("IfNoneMatch"),
+                ],
+            )
+        },
+        "/v1/games/{game_id}/join": {
+            "post": _op(
+                "joinGame",
+                "Take the first open seat.",
+                NOBODY,
+                {
+                    "200": _json(
+                        ref("Joined"),
+                        "The seat and its token (shown once).",
+                        RATE_HEADERS,
+                        links=by_id,
+                    ),
+                    **_problems(400, 404, 409, 413, 415, 422),
+                },
+                parameters=[game, _param("IdempotencyKey")],
+                requestBody=_body(
+                    ref("Join"), {"join": {"value": {"name": "Ana", "client_seed": "my seed"}}}
+                ),
+            )
+        },
+        "/v1/games/{game_id}/actions": {
+            "post": _op(
+                "act",
+                "Act as your seat: post one of your view's `legal_actions`.",
+                SEAT_ONLY,
+                {
+                    "200": _json(
+                        ref("ActionResult"),
+                        "The events appended, as you may see them, and the new view.",
+                        {"ETag": _header("ETag"), **RATE_HEADERS},
+                        links=same_game,
+                    ),
+                    **_problems(400, 401, 403, 404, 409, 412, 413, 415, 422),
+                },
+                parameters=[game, _param("IdempotencyKey"), _param("IfMatch")],
+                requestBody=_body(ref("Action"), action_examples),
+            )
+        },
+        "/v1/games/{game_id}/events": {
+            "get": _op(
+                "events",
+                "The event log as the caller may see it; after the end, everybody sees all.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": _json(ref("EventsPage"), "A page of events.", READ_HEADERS),
+                    "304": {"$ref": "#/components/responses/NotModified"},
+                    **_problems(400, 401, 403, 404),
+                },
+                parameters=[
+                    game,
+                    _query("after", _int(0, default=0), "the version to start after"),
+                    _query("limit", _int(1, 1000, 100)),
+                    _param("IfNoneMatch"),
+                ],
+            )
+        },
+        "/v1/games/{game_id}/verify": {
+            "get": _op(
+                "verify",
+                "FAIRNESS's checks of the log as the caller receives it, the play included.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": _json(ref("Verification"), "ok, incomplete, or the first failure."),
+                    **_problems(401, 403, 404),
+                },
+                parameters=[game],
+            )
+        },
+        "/v1/games/{game_id}/ties": {
+            "get": _op(
+                "ties",
+                "The audit of every tie (bataille, BATAYO, sudden death, extra deal, void round).",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": _json(ref("TiesPage"), "A page of tie episodes.", RATE_HEADERS),
+                    **_problems(400, 401, 403, 404),
+                },
+                parameters=[
+                    game,
+                    _query("kind", {"type": "string", "maxLength": 32}),
+                    _query("offset", _int(0, 1_000_000, 0)),
+                    _query("limit", _int(1, 500, 50)),
+                ],
+            )
+        },
+        "/v1/games/{game_id}/stream": {
+            "get": _op(
+                "stream",
+                "The events live, as server-sent events, as the caller may see them.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": {
+                        "description": "An event stream: each message is a `StreamMessage` "
+                        "(`id:` the version, `event:` the event type or `view`, `data:` JSON). "
+                        "Comment lines keep the connection alive; it closes after the last "
+                        "event of a finished game.",
+                        "headers": {"Cache-Control": _header("NoCache"), **RATE_HEADERS},
+                        # OpenAPI 3.1 has no item schema: the schema of an event stream is that
+                        # of each message (3.2's `itemSchema`), its `data:` JSON as content
+                        "content": {"text/event-stream": {"schema": ref("StreamItem")}},
+                    },
+                    **_problems(400, 401, 403, 404),
+                },
+                description="`Last-Event-ID` (or `?after=N`) resumes after that version with no "
+                "gap and no repeat.",
+                parameters=[
+                    game,
+                    _query("after", _int(0), "the version to start after"),
+                    _query(
+                        "view",
+                        {"type": "integer", "enum": [0, 1], "default": 0},
+                        "1: after each batch of events (and first, on connect), the caller's "
+                        "game view as a message of its own (`event: view`), so a seat can play "
+                        "from its stream alone",
+                    ),
+                    {
+                        "name": "Last-Event-ID",
+                        "in": "header",
+                        "required": False,
+                        "description": "the last version received: resume after it",
+                        "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+                    },
+                ],
+            )
+        },
+        "/v1/games/{game_id}/export": {
+            "get": _op(
+                "export",
+                "A finished game in full, to verify offline (`batayo verify`).",
+                NOBODY,
+                {
+                    "200": _json(ref("Export"), "Every event and the revealed seed.", READ_HEADERS),
+                    "304": {"$ref": "#/components/responses/NotModified"},
+                    **_problems(404, 409),
+                },
+                parameters=[game, _param("IfNoneMatch")],
+            )
+        },
+        "/v1/games/{game_id}/hint": {
+            "get": _op(
+                "hint",
+                "Teach me: the expert bot's suggested action for your seat, with a reason.",
+                SEAT_ONLY,
+                {
+                    "200": _json(ref("Hint"), "The suggestion.", RATE_HEADERS),
+                    **_problems(401, 403, 404),
+                },
+                description="Offered by games with an expert bot; the others answer 404 `no_hint`.",
+                parameters=[game],
+            )
+        },
+    }
+
+
+def parameters() -> dict:
+    return {
+        "GameId": {
+            "name": "game_id",
+            "in": "path",
+            "required": True,
+            "schema": ref("GameId"),
+        },
+        "IdempotencyKey": {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": "a retry with the same key and body returns the first answer and "
+            "appends nothing (an action's key is the seat's own; a create's or join's, the "
+            "client's)",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+        },
+        "IfMatch": {
+            "name": "If-Match",
+            "in": "header",
+            "required": False,
+            "description": 'apply only at this version: "12", a list "11", "12", or *; a weak '
+            "tag never matches (412)",
+            "schema": {"type": "string"},
+        },
+        "IfNoneMatch": {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "304 when the ETag is one of these (or *)",
+            "schema": {"type": "string"},
+        },
+    }
+
+
+def headers() -> dict:
+    text = {"type": "string"}
+    return {
+        "ETag": {
+            "description": "the game's version, quoted (a strong tag)",
+            "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+        },
+        "CacheControl": {
+            "description": "`private` with a seat token; `public, max-age=..., immutable` for a "
+            "spectator's read of what can no longer change (a `?at=N` view, a finished game); "
+            "else `no-cache`",
+            "schema": text,
+        },
+        "NoCache": {"description": "never cached", "schema": text},
+        "Vary": {"description": "the answer depends on the token", "schema": text},
+        "Location": {"description": "the new game", "schema": text},
+        "RateLimitPolicy": {
+            "description": 'the limits that apply: `"client";q=600;w=60` (and `"token"`)',
+            "schema": text,
+        },
+        "RateLimit": {
+            "description": 'what is left of the closest limit: `"client";r=599;t=42`',
+            "schema": text,
+        },
+        "RetryAfter": {
+            "description": "seconds to wait",
+            "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        },
+    }
+
+
+def responses() -> dict:
+    problem = {"application/problem+json": {"schema": ref("Problem")}}
+    retry = {"Retry-After": {**_header("RetryAfter")}}
+    return {
+        "Problem": {"description": "An error (RFC 9457).", "content": problem},
+        "RateLimited": {
+            "description": "Too many requests from this client or with this token.",
+            "headers": {**retry, **RATE_HEADERS},
+            "content": problem,
+        },
+        "Unavailable": {
+            "description": "The store does not answer; retry after `Retry-After` seconds.",
+            "headers": retry,
+            "content": problem,
+        },
+        "NotModified": {
+            "description": "Not modified: the ETag is one of `If-None-Match`'s.",
+            "headers": {"ETag": _header("ETag")},
+        },
+    }
