@@ -39,9 +39,12 @@ def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     @app.get("/readyz")
     def readyz() -> Response:
         try:
-            engine.ready()
-        except Exception:  # any failure to reach the store means not ready
-            return problems.problem_response(503, "not_ready", "the store does not answer")
+            ready = engine.ready()
+        except Exception as exc:  # any failure to write to the store means not ready
+            app.logger.warning("not ready: %s", exc)
+            ready = False
+        if not ready:
+            return problems.problem_response(503, "not_ready", "the store cannot take writes")
         return Response(json.dumps({"status": "ready"}), mimetype="application/json")
 
     return app

@@ -18,8 +18,10 @@ Settings (requests per window; 0 turns a limit off), read when the app is create
 Behind a reverse proxy the client address is the proxy's unless the app is wrapped in
 werkzeug's `ProxyFix` (the proxy must then overwrite `X-Forwarded-For`).
 
-If Redis does not answer, requests are let through (the store's own errors then surface as they
-would without a limiter): a limiter must not turn a Redis hiccup into an outage of its own.
+Each counter is one key, its script touches that key only, so the limiter counts correctly on a
+Redis Cluster too. If it cannot count (the store does not answer, or a node of the cluster is
+away) the request is refused with a 503 `unavailable` problem and `Retry-After`: it fails
+closed, never silently open, and the answer is the one the store's own outage would give.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import time
 
 from flask import Flask, Response, g, request
 
-from .problems import problem_response
+from .problems import problem_response, unavailable
 
 DEFAULT_PER_CLIENT = 600
 DEFAULT_PER_TOKEN = 300
@@ -118,10 +120,10 @@ def install(app: Flask, client) -> None:
         for kind, ident, limit in checks:
             try:
                 count, reset = limiter().count(kind, ident)
-            except Exception:  # the store is down: let the request meet that error on its own
-                app.logger.warning("rate limiter: the store does not answer", exc_info=True)
+            except Exception as exc:  # cannot count: refuse (fail closed), as the store would
+                app.logger.warning("rate limiter: the store does not answer: %s", exc)
                 g.rate_policy = ""
-                return None
+                return unavailable()
             left = max(0, limit - count)
             if closest is None or left < closest[1]:
                 closest = (kind, left, reset)

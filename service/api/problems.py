@@ -87,6 +87,7 @@ STORE_DOWN = (
     redis.exceptions.TryAgainError,
     redis.exceptions.ReadOnlyError,
     redis.exceptions.MasterDownError,
+    redis.exceptions.RedisClusterException,  # no node of a cluster reachable, a slot uncovered
 )
 RETRY_AFTER_S = 1
 

@@ -60,7 +60,7 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     from rq import Queue
 
     from .. import logs
-    from ..config import SWEEP_EVERY_S, Settings, connect
+    from ..config import SWEEP_EVERY_S, Settings, StartupError, connect_queue
     from ..engine.dispatch import QUEUE
     from .working import worker_class
 
@@ -68,7 +68,13 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     if settings.embedded:
         raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
     logs.setup()
-    connection = connect(settings)
+    try:
+        connection = connect_queue(settings)
+        from workers.jobs import engine
+
+        engine()  # the store's settings checked now, not at the first job
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
     queue = Queue(QUEUE, connection=connection)
     queue.enqueue("workers.jobs.sweep", SWEEP_EVERY_S)  # restore lost work, then every minute
     worker_class(fork, grace)([queue], connection=connection).work(with_scheduler=True, burst=burst)
@@ -77,12 +83,15 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
 @main.command()
 def sweep() -> None:
     """Restore the due work (bot moves, clocks) of every game in play, once."""
-    from ..config import build_engine, stop
+    from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
 
     try:
         engine = build_engine()
-    except InUse as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
+    except (
+        InUse,
+        StartupError,
+    ) as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
         raise click.ClickException(str(exc)) from None
     try:
         click.echo(f"swept {engine.sweep()} games in play")
