@@ -187,6 +187,29 @@ def test_rate_limit_per_client_with_retry_after():
     assert c.get("/v1/rules").status_code == 200
 
 
+def test_behind_the_load_balancer_each_forwarded_client_has_its_own_count(monkeypatch):
+    """Issue 18.3: behind compose's HAProxy every request comes from the balancer; with
+    BATAYO_TRUSTED_PROXIES=1 the limit counts each X-Forwarded-For client, and without it the
+    header is never trusted (a client cannot name itself a fresh address)."""
+
+    def statuses(app, forwarded: str) -> list[int]:
+        c = app.test_client()
+        env = {"REMOTE_ADDR": "172.18.0.2"}  # the balancer
+        headers = {"X-Forwarded-For": forwarded}
+        return [
+            c.get("/v1/rules", headers=headers, environ_overrides=env).status_code for _ in range(3)
+        ]
+
+    monkeypatch.setenv("BATAYO_TRUSTED_PROXIES", "1")
+    _, behind, _ = make(limit=2)
+    assert statuses(behind, "203.0.113.1") == [200, 200, 429]
+    assert statuses(behind, "203.0.113.2") == [200, 200, 429]
+    monkeypatch.delenv("BATAYO_TRUSTED_PROXIES")
+    _, direct, _ = make(limit=2)
+    assert statuses(direct, "203.0.113.1") == [200, 200, 429]
+    assert statuses(direct, "203.0.113.2") == [429, 429, 429]
+
+
 def test_rate_limit_per_token_and_shared_between_processes():
     shared = RecordingRedis()
     _engine, app, _ = make(limit=0, per_token=4, client=shared)

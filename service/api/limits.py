@@ -15,8 +15,9 @@ Settings (requests per window; 0 turns a limit off), read when the app is create
 - `BATAYO_RATE_LIMIT_TOKEN` (`RATE_LIMIT_TOKEN`): per seat token, default 300 a minute;
 - `BATAYO_RATE_WINDOW_S` (`RATE_WINDOW_S`): the window, default 60 seconds.
 
-Behind a reverse proxy the client address is the proxy's unless the app is wrapped in
-werkzeug's `ProxyFix` (the proxy must then overwrite `X-Forwarded-For`).
+Behind a reverse proxy the client address is the proxy's unless `BATAYO_TRUSTED_PROXIES` says
+how many proxies set `X-Forwarded-For` (compose's HAProxy: 1); the app then takes the client's
+address from it (werkzeug's `ProxyFix`), and without the setting never trusts the header.
 
 Each counter is one key, its script touches that key only, so the limiter counts correctly on a
 Redis Cluster too. If it cannot count (the store does not answer, or a node of the cluster is
@@ -50,7 +51,7 @@ return {n, ttl}
 """
 
 
-def _env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     try:
         return max(0, int(raw)) if raw else default
@@ -92,11 +93,9 @@ def _token_id() -> str | None:
 
 def install(app: Flask, client) -> None:
     """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
-    app.config.setdefault("RATE_LIMIT", _env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
-    app.config.setdefault(
-        "RATE_LIMIT_TOKEN", _env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN)
-    )
-    app.config.setdefault("RATE_WINDOW_S", _env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    app.config.setdefault("RATE_LIMIT", env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
+    app.config.setdefault("RATE_LIMIT_TOKEN", env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN))
+    app.config.setdefault("RATE_WINDOW_S", env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
     limiters: dict[int, Limiter] = {}
 
     def limiter() -> Limiter:
