@@ -48,8 +48,9 @@ def run(host: str, port: int, grace: float) -> None:
     from ..config import Settings, StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
+    from ..wsgi_io import OneSend
 
-    class Handler(pywsgi.WSGIHandler):
+    class Handler(OneSend):
         """Knows when its connection is idle between requests, so a stop can close it."""
 
         def read_requestline(self):
