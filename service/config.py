@@ -17,8 +17,10 @@ from redis.retry import Retry
 
 from .embedded import EmbeddedRedis
 from .engine import Engine
+from .engine.archiving import DEFAULT_AFTER_S
 from .engine.dispatch import InlineDispatcher, RQDispatcher
 from .store import Store
+from .store.archive import Archive, is_local
 
 # Above the longest blocking read the service makes (a stream's follower waits at most 10 s), so
 # that a blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
@@ -32,6 +34,29 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _seconds(name: str, default: float) -> float | None:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in {"off", "never", "none"}:
+        return None
+    value = float(raw) if raw else default
+    if value < 0:
+        raise ValueError(f"{name} must be a number of seconds (0 or more) or 'off'")
+    return value
+
+
+def archive(settings: Settings) -> Archive:
+    """Where finished games go: BATAYO_ARCHIVE_URL, else the folder `archive` of the data folder
+    (the embedded store's own). Several boxes on one Redis Cluster must share it: a local folder
+    is refused there, since a game archived by one box would be missing on the others."""
+    url = settings.archive_url or str(settings.data_dir / "archive")
+    if _flag("BATAYO_REDIS_CLUSTER") and is_local(url):
+        raise ValueError(
+            "BATAYO_REDIS_CLUSTER=1 needs BATAYO_ARCHIVE_URL to name storage every box shares "
+            f"(an object store or network URL), not the local folder {url}"
+        )
+    return Archive(url)
+
+
 @dataclass
 class Settings:
     redis_url: str | None = field(default_factory=lambda: os.environ.get("REDIS_URL") or None)
@@ -43,6 +68,11 @@ class Settings:
     )
 
     pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
+    # finished games move out of Redis into the archive after this long ("off": never)
+    archive_after_s: float | None = field(
+        default_factory=lambda: _seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
+    )
+    archive_url: str | None = field(default_factory=lambda: os.environ.get("BATAYO_ARCHIVE_URL"))
 
     @property
     def embedded(self) -> bool:
@@ -86,8 +116,10 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     """The engine for these settings; with `worker` (the default) jobs get run: by RQ workers
     (REDIS_URL) or by a thread of this process (embedded)."""
     settings = settings or Settings()
+    store_archive = archive(settings)  # refused before anything starts if it cannot be shared
     client = connect(settings)
-    engine = Engine(Store(client), test_games=settings.test_games)
+    engine = Engine(Store(client, store_archive), test_games=settings.test_games)
+    engine.archiver.after_s = settings.archive_after_s
     if settings.embedded:
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))

@@ -1,0 +1,131 @@
+"""The audits of a game's log, `/ties` and `/verify`, without re-reading a long log each call.
+
+A finished game never changes, and every caller sees all of it: its audits are made once per
+version and kept with the game (its `audits` hash, same hash tag), in the archive once it is
+archived, and in this process. A game in play is audited from the log this process already
+read (the stored log only grows: only the new events are read); what a seat is shown of it
+depends on the state only through its status and its last reveal, so the shown events are
+kept per seat and reused while those stay the same.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ..core.state import game_of
+from ..core.verify import verify
+from ..core.views import closed_as_null, shown_event
+
+if TYPE_CHECKING:
+    from . import Engine
+
+KEPT_GAMES = 64  # logs and audits kept in this process (least recently used dropped first)
+
+
+class _Log:
+    """A game's stored log read so far, and what each seat was shown of it."""
+
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+        self.shown: dict[Any, list[dict]] = {}  # (seat, status, revealed_at) -> shown prefix
+        self.lock = threading.Lock()
+
+
+class Audits:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._logs: OrderedDict[str, _Log] = OrderedDict()
+        self._finished: OrderedDict[tuple[str, int], dict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- the routes ----------------------------------------------------------------------------
+
+    def ties(self, game_id: str, seat: int | None) -> list[dict]:
+        """Every tie episode, built from the events as `seat` may see them."""
+        state = self.engine.load(game_id)
+        if game_of(state).ties is None:
+            return []
+        if state["status"] == "finished":
+            return self._finished_audit(game_id, state)["ties"]
+        return self._ties(state, self._shown(game_id, seat, state))
+
+    def verify(self, game_id: str, seat: int | None) -> dict:
+        """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
+        state = self.engine.load(game_id)
+        if state["status"] == "finished":
+            return self._finished_audit(game_id, state)["verify"]
+        return verify(self._shown(game_id, seat, state))
+
+    # -- finished games ------------------------------------------------------------------------
+
+    def of_finished(self, game_id: str, state: dict, events: list[dict]) -> dict:
+        """Both audits of a finished game from its stored log (the same for every caller)."""
+        seed = self.engine.games.seed(game_id)
+        shown = [shown_event(e, None, state, seed) for e in events]
+        return {"ties": self._ties(state, shown), "verify": verify(shown)}
+
+    def _finished_audit(self, game_id: str, state: dict) -> dict:
+        name = (game_id, state["version"])
+        with self._lock:
+            found = self._finished.get(name)
+        if found is None:
+            found = self._stored(game_id, state)
+            with self._lock:
+                self._finished[name] = found
+                while len(self._finished) > KEPT_GAMES:
+                    self._finished.popitem(last=False)
+        return found
+
+    def _stored(self, game_id: str, state: dict) -> dict:
+        store, field = self.engine.store, f"v{state['version']}"
+        archived = store.archived(game_id) if not store.in_redis(game_id) else None
+        if archived is not None and archived.audits.get("version") == state["version"]:
+            return archived.audits
+        kept = store.audit(game_id, field)
+        if isinstance(kept, dict):
+            return kept
+        made = {
+            "version": state["version"],
+            **self.of_finished(game_id, state, self._read(game_id, state)),
+        }
+        store.keep_audit(game_id, field, made)
+        return made
+
+    # -- games in play -------------------------------------------------------------------------
+
+    def _read(self, game_id: str, state: dict) -> list[dict]:
+        """The stored log up to the state's version, reading only what this process lacks."""
+        log = self._log(game_id)
+        with log.lock:
+            have = len(log.events)
+            if have < state["version"]:
+                log.events += self.engine.store.events(game_id, have, state["version"] - have)
+            return log.events[: state["version"]]
+
+    def _shown(self, game_id: str, seat: int | None, state: dict) -> list[dict]:
+        events = self._read(game_id, state)
+        log = self._log(game_id)
+        seed = self.engine.games.seed(game_id)
+        view = (seat, state["status"], state.get("revealed_at", 0))
+        with log.lock:
+            for other in [k for k in log.shown if k[0] == seat and k != view]:
+                del log.shown[other]  # shown under another status or reveal: stale
+            shown = log.shown.setdefault(view, [])
+            shown += [shown_event(e, seat, state, seed) for e in events[len(shown) :]]
+            return shown[: len(events)]
+
+    def _ties(self, state: dict, shown: list[dict]) -> list[dict]:
+        audit = game_of(state).ties
+        return audit([closed_as_null(e) for e in shown]) if audit is not None else []
+
+    def _log(self, game_id: str) -> _Log:
+        with self._lock:
+            log = self._logs.get(game_id)
+            if log is None:
+                log = self._logs[game_id] = _Log()
+            self._logs.move_to_end(game_id)
+            while len(self._logs) > KEPT_GAMES:
+                self._logs.popitem(last=False)
+            return log
