@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..core.chain import GENESIS
 from ..core.state import game_of
 from ..core.verify import verify
 from ..core.views import closed_as_null, shown_event
@@ -24,12 +25,30 @@ if TYPE_CHECKING:
 KEPT_GAMES = 64  # logs and audits kept in this process (least recently used dropped first)
 
 
+class _Seen:
+    """What one seat was shown of a game in play, and how far its chain was verified."""
+
+    def __init__(self, revealed: int) -> None:
+        self.revealed = revealed  # the state's `revealed_at` when these were shown
+        self.shown: list[dict] = []
+        self.linked: tuple[int, str, int] = (0, GENESIS, 0)
+
+    def keep(self, upto: int) -> None:
+        """Keep the first `upto` shown events only (the rest must be shown again)."""
+        if len(self.shown) > upto:
+            del self.shown[upto:]
+        if self.linked[0] > upto:
+            kept = self.shown[:upto]
+            opened = sum(len(e.get("openings", ())) for e in kept)
+            self.linked = (upto, kept[-1]["hash"] if kept else GENESIS, opened)
+
+
 class _Log:
     """A game's stored log read so far, and what each seat was shown of it."""
 
     def __init__(self) -> None:
         self.events: list[dict] = []
-        self.shown: dict[Any, list[dict]] = {}  # (seat, status, revealed_at) -> shown prefix
+        self.seen: dict[int | None, _Seen] = {}
         self.lock = threading.Lock()
 
 
@@ -49,14 +68,23 @@ class Audits:
             return []
         if state["status"] == "finished":
             return self._finished_audit(game_id, state)["ties"]
-        return self._ties(state, self._shown(game_id, seat, state))
+        return self._ties(state, self._seen(game_id, seat, state)[2])
 
     def verify(self, game_id: str, seat: int | None) -> dict:
         """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
         state = self.engine.load(game_id)
         if state["status"] == "finished":
             return self._finished_audit(game_id, state)["verify"]
-        return verify(self._shown(game_id, seat, state))
+        log, seen, shown = self._seen(game_id, seat, state)
+        report = verify(shown, linked=seen.linked)
+        if report["status"] == "incomplete" and report["fairness"] == 2:
+            with log.lock:  # the chain of these events is checked: the next call goes on
+                # still the very events checked (a reveal in between would have shown anew)
+                kept = len(seen.shown) >= len(shown) and seen.shown[len(shown) - 1] is shown[-1]
+                if kept and len(shown) > seen.linked[0]:
+                    checked = report["checked"]
+                    seen.linked = (len(shown), shown[-1]["hash"], checked["openings"])
+        return report
 
     # -- finished games ------------------------------------------------------------------------
 
@@ -104,17 +132,24 @@ class Audits:
                 log.events += self.engine.store.events(game_id, have, state["version"] - have)
             return log.events[: state["version"]]
 
-    def _shown(self, game_id: str, seat: int | None, state: dict) -> list[dict]:
+    def _seen(self, game_id: str, seat: int | None, state: dict) -> tuple[_Log, _Seen, list]:
+        """The log as `seat` is shown it now. Which values a seat may see of a game in play
+        changes only with a reveal (`revealed_at`), and only for events before it: those
+        shown before the previous reveal stay as they were."""
         events = self._read(game_id, state)
         log = self._log(game_id)
         seed = self.engine.games.seed(game_id)
-        view = (seat, state["status"], state.get("revealed_at", 0))
+        revealed = state.get("revealed_at", 0)
         with log.lock:
-            for other in [k for k in log.shown if k[0] == seat and k != view]:
-                del log.shown[other]  # shown under another status or reveal: stale
-            shown = log.shown.setdefault(view, [])
+            seen = log.seen.get(seat)
+            if seen is None or revealed < seen.revealed:
+                seen = log.seen[seat] = _Seen(revealed)
+            elif revealed > seen.revealed:
+                seen.keep(max(seen.revealed - 1, 0))  # events from the old reveal on may open
+                seen.revealed = revealed
+            shown = seen.shown
             shown += [shown_event(e, seat, state, seed) for e in events[len(shown) :]]
-            return shown[: len(events)]
+            return log, seen, shown[: len(events)]
 
     def _ties(self, state: dict, shown: list[dict]) -> list[dict]:
         audit = game_of(state).ties
