@@ -285,3 +285,25 @@ def test_on_a_real_server_no_byte_of_the_game_stays(real_redis, tmp_path):
     box.engine.sweep()
     assert game_keys(real_redis, gid) == []
     assert served(Box(real_redis, str(tmp_path / "archive")), gid, token) == before
+
+
+def test_a_retried_move_after_archiving_still_gets_its_first_answer():
+    """#19.1/2: a retry with the same Idempotency-Key returns the first outcome; the record
+    outlives the game in Redis (it expires on its own), the events come from the archive."""
+    client = fakeredis.FakeRedis()
+    box = Box(client, memory_url())
+    gid = box.engine.create({"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]})["id"]
+    last = None
+    for i in range(100_000):
+        view = box.engine.view(gid, None)
+        if view["status"] == "finished":
+            break
+        seat = view["to_move"][0]
+        key = f"move-{i}"
+        last = (seat, key, box.engine.act(gid, seat, {"type": "flip"}, idem_key=key)[0])
+    assert box.engine.archiver.archive(gid) == "archived"
+    seat, key, first = last
+    again, state = Box(client, box.store.archive.url).engine.act(
+        gid, seat, {"type": "flip"}, idem_key=key
+    )
+    assert again == first and state["status"] == "finished"

@@ -385,6 +385,8 @@ class Engine:
             self.store.set_status(game_id, cmd.state["status"])
             if cmd.state["status"] == "finished":  # archived once its retention delay passed
                 self.store.mark_finished(game_id, ended_ms(cmd.state))
+                if self.dispatcher is not None:  # its audits made off the request path
+                    self.dispatcher.enqueue("audit", (game_id,), job_id=f"audit-{game_id}")
 
     # -- the jobs ------------------------------------------------------------------------------
 
@@ -396,6 +398,14 @@ class Engine:
 
     def due(self, game_id: str) -> None:
         self.scheduler.due(game_id)
+
+    def audit(self, game_id: str) -> str:
+        """Make and keep a finished game's audits (a job: a long game's take seconds)."""
+        state = self.load(game_id)
+        if state["status"] != "finished":
+            return "playing"
+        self.audits.finished(game_id, state)
+        return "kept"
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)

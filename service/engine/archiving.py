@@ -48,7 +48,7 @@ class Archiver:
         state = self.engine.games.load(game_id)
         if state["status"] != "finished" or state["version"] != len(events):
             return "playing"
-        audits = self.engine.audits.of_finished(game_id, state, events)
+        audits = self.engine.audits.finished(game_id, state)
         blob = encode(game_id, meta, state, events, audits)
         store.archive.write(game_id, blob)
         back = store.archive.read(game_id)

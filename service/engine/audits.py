@@ -67,14 +67,14 @@ class Audits:
         if game_of(state).ties is None:
             return []
         if state["status"] == "finished":
-            return self._finished_audit(game_id, state)["ties"]
+            return self.finished(game_id, state)["ties"]
         return self._ties(state, self._seen(game_id, seat, state)[2])
 
     def verify(self, game_id: str, seat: int | None) -> dict:
         """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
         state = self.engine.load(game_id)
         if state["status"] == "finished":
-            return self._finished_audit(game_id, state)["verify"]
+            return self.finished(game_id, state)["verify"]
         log, seen, shown = self._seen(game_id, seat, state)
         report = verify(shown, linked=seen.linked)
         if report["status"] == "incomplete" and report["fairness"] == 2:
@@ -94,7 +94,8 @@ class Audits:
         shown = [shown_event(e, None, state, seed) for e in events]
         return {"ties": self._ties(state, shown), "verify": verify(shown)}
 
-    def _finished_audit(self, game_id: str, state: dict) -> dict:
+    def finished(self, game_id: str, state: dict) -> dict:
+        """Both audits of a finished game, made once (the `audit` job makes them as it ends)."""
         name = (game_id, state["version"])
         with self._lock:
             found = self._finished.get(name)
@@ -104,6 +105,7 @@ class Audits:
                 self._finished[name] = found
                 while len(self._finished) > KEPT_GAMES:
                     self._finished.popitem(last=False)
+                self._logs.pop(game_id, None)  # its log in play is of no more use
         return found
 
     def _stored(self, game_id: str, state: dict) -> dict:

@@ -12,6 +12,7 @@ fields) is kept whole, so what the routes serve from an archived game is byte-id
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -164,12 +165,10 @@ class Archive:
     def write(self, game_id: str, blob: bytes) -> None:
         """Store a game's archive whole: a reader sees the old object or the new, never half."""
         path = self.path(game_id)
-        self.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-        if self.local:  # a rename is atomic on one file system; an object PUT is atomic anyway
-            part = f"{path}.part"
-            self.fs.pipe_file(part, blob)
-            self.fs.mv(part, path)
-        else:
+        if self.local:
+            _write_durably(path, blob)
+        else:  # an object store's PUT is whole, and durable once acknowledged
+            self.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
             self.fs.pipe_file(path, blob)
         with self._lock:
             self._forget(game_id)
@@ -203,6 +202,24 @@ class Archive:
         gone = self._cache.pop(game_id, None)
         if gone is not None:
             self._cached_events -= gone.version
+
+
+def _write_durably(path: str, blob: bytes) -> None:
+    """Write a file whole and on disk before Redis forgets the game: a temporary file, synced,
+    renamed over the name (atomic on one file system), then the folder synced (the rename)."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"  # two archivers never share one
+    with open(part, "wb") as out:
+        out.write(blob)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(part, path)
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 def _protocols(fs: Any) -> tuple[str, ...]:
