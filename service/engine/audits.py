@@ -22,7 +22,8 @@ from ..core.views import closed_as_null, shown_event
 if TYPE_CHECKING:
     from . import Engine
 
-KEPT_GAMES = 64  # logs and audits kept in this process (least recently used dropped first)
+KEPT_GAMES = 64  # finished games' audits kept in this process (least recently used first out)
+KEPT_EVENTS = 100_000  # events of games in play kept, over every game and seat (the same)
 
 
 class _Seen:
@@ -163,6 +164,11 @@ class Audits:
             if log is None:
                 log = self._logs[game_id] = _Log()
             self._logs.move_to_end(game_id)
-            while len(self._logs) > KEPT_GAMES:
+            while len(self._logs) > 1 and sum(map(_size, self._logs.values())) > KEPT_EVENTS:
                 self._logs.popitem(last=False)
             return log
+
+
+def _size(log: _Log) -> int:
+    """The events a log holds, read and shown (a bound on the memory it takes)."""
+    return len(log.events) + sum(len(seen.shown) for seen in log.seen.values())

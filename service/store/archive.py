@@ -29,7 +29,7 @@ FORMAT = "batayo-archive/1"
 LEVEL = 9  # bench/archive.py: ~15% smaller than the default 3, still a few ms a game
 RECOMPUTED = ("version", "prev", "digests", "hash")
 SNAPSHOT_EVERY = 256  # states kept while an archived game is replayed at `?at=N`
-CACHED_EVENTS = 200_000  # decoded events kept in memory, over every archived game
+CACHED_EVENTS = 100_000  # decoded events kept in memory, over every archived game
 
 
 class ArchiveMismatch(Exception):
