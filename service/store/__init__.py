@@ -58,6 +58,11 @@ redis.call('DEL', unpack(KEYS))
 return 1
 """
 
+# KEYS: meta, stream. The game as Redis holds it, at one instant (one slot: a cluster too).
+_DUMP = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('XRANGE', KEYS[2], '-', '+')}
+"""
+
 # KEYS: stream, audits. ARGV: field, value. Only while the game is in Redis (never recreate a
 # key of a game archived meanwhile).
 _KEEP_AUDIT = """
@@ -125,6 +130,7 @@ class Store:
         self.redis = client
         self.archive = archive
         self._drop = client.register_script(_DROP)
+        self._dump = client.register_script(_DUMP)
         self._keep_audit = client.register_script(_KEEP_AUDIT)
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
@@ -292,11 +298,9 @@ class Store:
 
     def dump(self, game_id: str) -> tuple[dict[str, str], list[dict]]:
         """The game's meta and whole log as Redis holds them, read at one instant."""
-        pipe = self.redis.pipeline(transaction=True)  # one hash slot: a MULTI in a cluster too
-        pipe.hgetall(key(game_id, "meta"))
-        pipe.xrange(key(game_id, "events"), "-", "+")
-        meta, entries = pipe.execute()
-        return {k.decode(): v.decode() for k, v in meta.items()}, [_event(e) for e in entries]
+        flat, entries = self._dump(keys=[key(game_id, "meta"), key(game_id, "events")])
+        meta = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+        return meta, [_event(e) for e in entries]
 
     def drop(self, game_id: str, version: int) -> bool:
         """Delete the game's keys if its stream still ends at `version` (it is archived)."""
