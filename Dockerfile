@@ -9,7 +9,8 @@ COPY service ./service
 COPY workers ./workers
 # the project itself, nothing more resolved (its wheel carries service/web/static and the spec)
 RUN pip install --no-cache-dir --no-deps . && rm -rf build
-RUN useradd --system --uid 10001 batayo
+RUN useradd --system --uid 10001 batayo \
+    && mkdir -p /var/lib/batayo/archive && chown batayo /var/lib/batayo/archive
 USER batayo
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000

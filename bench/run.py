@@ -13,7 +13,10 @@ Prints one table, every figure beside its reference measured in the same run on 
   (`bench/load.py`), against `GET /healthz` under the same server; then the latency at half the
   maximum action rate;
 - storage: Redis memory (`MEMORY USAGE`) per event and per finished game of each kind, against
-  the bytes of the events' JSON.
+  the bytes of the events' JSON;
+- archive: Redis bytes per finished game after archiving (target 0) and archive bytes against
+  the JSON `/events` serves (target <= 0.15); `/ties` and `/verify` of a 20,000-event game
+  in play and finished, against a full re-audit (bench/archive.py).
 
 Redis: a redis-server of the bench's own, started on a free loopback port and stopped at the end
 (with REDIS_URL set, that server's database instead, which the bench empties: give it one of its
@@ -38,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import archive as archive_bench  # noqa: E402 - the archive and long games' audits
 import simulate as sim_bench  # noqa: E402 - the bench's simulate phase (bench/simulate.py)
 import streams  # noqa: E402 - the live-stream phases
 
@@ -434,6 +438,10 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     storage = bench_storage(
         redis_url, ["bataille"] if quick else list(STORAGE_GAMES), 1 if quick else 3
     )
+    archived = archive_bench.bench_archive(
+        redis_url, ["bataille"] if quick else list(archive_bench.GAMES), 1 if quick else 3
+    )
+    audits = archive_bench.bench_audits(redis_url, 2_000 if quick else 20_000)
     live = streams.bench_streams(redis_url, quick) if args.streams or quick else []
     servers = (
         bench_servers(redis_url, 1.0 if quick else 8.0, 2 if quick else 3) if args.servers else None
@@ -495,6 +503,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
                 f"{t['stream'] / t['json']:.2f}x JSON; {t['events'] / t['games']:,.0f} events/game",
             )
         )
+    rows += archive_bench.rows(archived, audits)
     rows += streams.rows(live)
     if servers:
         rows += _server_rows(servers)

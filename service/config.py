@@ -20,8 +20,10 @@ import redis
 
 from .embedded import EmbeddedRedis
 from .engine import Engine
+from .engine.archiving import DEFAULT_AFTER_S
 from .engine.dispatch import InlineDispatcher, RQDispatcher
 from .store import Store, clients
+from .store.archive import Archive, is_local
 from .store.clients import StartupError
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,29 @@ _EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each clie
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _seconds(name: str, default: float) -> float | None:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in {"off", "never", "none"}:
+        return None
+    value = float(raw) if raw else default
+    if value < 0:
+        raise ValueError(f"{name} must be a number of seconds (0 or more) or 'off'")
+    return value
+
+
+def archive(settings: Settings) -> Archive:
+    """Where finished games go: BATAYO_ARCHIVE_URL, else the folder `archive` of the data folder
+    (the embedded store's own). Several boxes on one Redis Cluster must share it: a local folder
+    is refused there, since a game archived by one box would be missing on the others."""
+    url = settings.archive_url or str(settings.data_dir / "archive")
+    if settings.cluster and is_local(url):
+        raise StartupError(
+            "BATAYO_REDIS_CLUSTER=1 needs BATAYO_ARCHIVE_URL to name storage every box shares "
+            f"(an object store or network URL), not the local folder {url}"
+        )
+    return Archive(url)
 
 
 @dataclass
@@ -53,6 +78,11 @@ class Settings:
     queue_url: str | None = field(
         default_factory=lambda: os.environ.get("BATAYO_QUEUE_URL") or None
     )
+    # finished games move out of Redis into the archive after this long ("off": never)
+    archive_after_s: float | None = field(
+        default_factory=lambda: _seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
+    )
+    archive_url: str | None = field(default_factory=lambda: os.environ.get("BATAYO_ARCHIVE_URL"))
 
     @property
     def embedded(self) -> bool:
@@ -120,8 +150,10 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     """The engine for these settings; with `worker` (the default) jobs get run: by RQ workers
     (REDIS_URL) or by a thread of this process (embedded)."""
     settings = settings or Settings()
+    store_archive = archive(settings)  # refused before anything starts if it cannot be shared
     client = connect(settings)
-    engine = Engine(Store(client), test_games=settings.test_games)
+    engine = Engine(Store(client, store_archive), test_games=settings.test_games)
+    engine.archiver.after_s = settings.archive_after_s
     _adopt_legacy_index(engine.store)
     if settings.embedded:
         if worker:

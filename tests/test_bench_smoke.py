@@ -32,6 +32,8 @@ def test_quick_bench_prints_its_table(redis_url):
         "| HTTP action latency at",
         "| CPU per request, flat out",
         "| Redis memory: bataille |",
+        "| archive: bataille |",
+        "| /verify, game in play at ",
         "| live: 50 followers, gunicorn gevent, 1 worker |",
     ):
         assert figure in out.stdout, out.stdout

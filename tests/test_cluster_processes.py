@@ -57,6 +57,10 @@ def deployment(tmp_path: Path, redis_cluster, cluster_redis, redis_url):
         "BATAYO_REDIS_CLUSTER": "1",
         "BATAYO_QUEUE_URL": redis_url,
         "BATAYO_RATE_LIMIT": "0",
+        # a cluster refuses a local archive folder; nothing is archived in this test (off), so
+        # a per-process memory:// archive is enough to start (tests/test_archive.py covers it)
+        "BATAYO_ARCHIVE_URL": "memory://cluster-processes",
+        "BATAYO_ARCHIVE_AFTER_S": "off",
     }
     apis, workers = [], []
     try:

@@ -120,6 +120,17 @@ def test_the_api_scales_behind_the_load_balancer():
     assert "timeout server 60s" in cfg and "timeout tunnel 1h" in cfg
 
 
+def test_every_replica_and_worker_share_one_archive():
+    """Issue 19.2 with 18.3: a finished game archived by a worker's sweep is read by any api
+    replica, so both name the same archive, on one volume."""
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    urls = {services[name]["environment"]["BATAYO_ARCHIVE_URL"] for name in ("api", "worker")}
+    assert len(urls) == 1
+    (url,) = urls
+    for name in ("api", "worker"):
+        assert any(v.split(":")[1] == url for v in services[name]["volumes"])
+
+
 def test_every_image_is_pinned_to_a_version():
     """Issue 18.3: pinned images (a full version, never a moving tag such as 7-alpine)."""
     images = [s["image"] for s in services().values() if "image" in s]

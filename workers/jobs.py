@@ -25,3 +25,7 @@ def fire_timer(game_id: str, key: str) -> str:
 
 def sweep(again_in_s: int = 0) -> int:
     return engine().sweep(again_in_s)
+
+
+def audit(game_id: str) -> str:
+    return engine().audit(game_id)

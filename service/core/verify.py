@@ -23,9 +23,15 @@ POINTER = re.compile(r"^/data(/([^~/]|~[01])*)+$")
 MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
 
-def verify(events: Any, rules: bool = True) -> dict[str, Any]:
+def verify(
+    events: Any, rules: bool = True, linked: tuple[int, str, int] = (0, GENESIS, 0)
+) -> dict[str, Any]:
     """`status` ok, incomplete (the log stops before its end: what it holds was checked) or
-    failed, with the first failing `version` and `reason`, and what was checked."""
+    failed, with the first failing `version` and `reason`, and what was checked.
+
+    `linked` resumes the chain of a log checked before (FAIRNESS.md version 2): how many of
+    these very events were linked, the last one's hash and the openings they gave; the caller
+    vouches that those events are the same as then (a log in play only grows)."""
     report: dict[str, Any] = {
         "status": "ok",
         "ok": True,
@@ -50,7 +56,7 @@ def verify(events: Any, rules: bool = True) -> dict[str, Any]:
             raise Failed(None, "no events")
         report["events"] = len(events)
         try:
-            _check(events, report, rules)
+            _check(events, report, rules, linked)
         except MALFORMED as exc:  # UnicodeError is a ValueError
             raise Failed(report["checked"]["chain"] + 1, f"a malformed event ({exc!r})") from None
     except Failed as failed:
@@ -62,7 +68,7 @@ def verify(events: Any, rules: bool = True) -> dict[str, Any]:
     return report
 
 
-def _check(events: list, report: dict, rules: bool) -> None:
+def _check(events: list, report: dict, rules: bool, linked: tuple[int, str, int]) -> None:
     first = events[0]
     if not isinstance(first, dict) or not isinstance(first.get("data"), dict):
         raise Failed(1, "not an event")
@@ -76,9 +82,10 @@ def _check(events: list, report: dict, rules: bool) -> None:
     if version != 2:
         raise Failed(1, f"unknown fairness version {version!r}")
     game_id = first["data"].get("id")
-    prev = GENESIS
-    for i, event in enumerate(events, start=1):
-        prev = _link(event, i, prev, report)
+    done, prev, report["checked"]["openings"] = linked
+    report["checked"]["chain"] = done
+    for i in range(done + 1, len(events) + 1):
+        prev = _link(events[i - 1], i, prev, report)
     seed = _seed(events, report)
     if seed is None:
         return

@@ -18,11 +18,11 @@ from typing import Any
 from ..core import bots, command, fairness
 from ..core.clock import utc_now
 from ..core.game import RuleError
-from ..core.state import game_of
-from ..core.verify import verify
-from ..core.views import closed_as_null, game_view, shown_event
+from ..core.views import game_view, shown_event
 from ..store import Conflict, Replayed, Store
 from . import idempotency, tokens
+from .archiving import Archiver, ended_ms
+from .audits import Audits
 from .creating import answer as create_answer
 from .creating import new_game_id, plan
 from .dispatch import Dispatcher
@@ -62,6 +62,8 @@ class Engine:
         self.snapshot_every = snapshot_every
         self.games = Games(store, cache_size)
         self.scheduler = Scheduler(self)
+        self.audits = Audits(self)
+        self.archiver = Archiver(self)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -94,18 +96,12 @@ class Engine:
         return self.store.follow(game_id, after, block_ms)
 
     def ties(self, game_id: str, seat: int | None) -> list[dict]:
-        """Every tie episode, built from the events as `seat` may see them."""
-        state = self.load(game_id)
-        audit = game_of(state).ties
-        if audit is None:
-            return []
-        shown = self.shown(self.all_events(game_id), seat, state)
-        return audit([closed_as_null(e) for e in shown])
+        """Every tie episode, built from the events as `seat` may see them (`audits`)."""
+        return self.audits.ties(game_id, seat)
 
     def verify(self, game_id: str, seat: int | None) -> dict:
         """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
-        events, _ = self.events(game_id, seat)
-        return verify(events)
+        return self.audits.verify(game_id, seat)
 
     def export(self, game_id: str) -> dict:
         """A finished game in full: every event with its openings, the revealed seed."""
@@ -234,6 +230,8 @@ class Engine:
         )
         meta = {"seed": planned.seed.hex(), "game": planned.game, "created": now}
         meta.update({f"token:{s}": tokens.digest(t) for s, t in planned.tokens.items()})
+        if planned.fixed_id and self.store.archived(game_id) is not None:
+            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         if not self.store.create_meta(game_id, meta):
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         try:
@@ -385,6 +383,10 @@ class Engine:
         )
         if before is None or before["status"] != cmd.state["status"]:
             self.store.set_status(game_id, cmd.state["status"])
+            if cmd.state["status"] == "finished":  # archived once its retention delay passed
+                self.store.mark_finished(game_id, ended_ms(cmd.state))
+                if self.dispatcher is not None:  # its audits made off the request path
+                    self.dispatcher.enqueue("audit", (game_id,), job_id=f"audit-{game_id}")
 
     # -- the jobs ------------------------------------------------------------------------------
 
@@ -396,6 +398,14 @@ class Engine:
 
     def due(self, game_id: str) -> None:
         self.scheduler.due(game_id)
+
+    def audit(self, game_id: str) -> str:
+        """Make and keep a finished game's audits (a job: a long game's take seconds)."""
+        state = self.load(game_id)
+        if state["status"] != "finished":
+            return "playing"
+        self.audits.finished(game_id, state)
+        return "kept"
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)

@@ -5,6 +5,7 @@ changes nothing that a sweep cannot restore."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core import bots
@@ -14,6 +15,10 @@ from ..core.state import awaited, bot_seats, game_of
 
 if TYPE_CHECKING:
     from . import Engine
+
+
+def _moment(at: str) -> datetime:
+    return datetime.fromisoformat(at.replace("Z", "+00:00"))
 
 
 def job_id(*parts: str) -> str:
@@ -118,6 +123,8 @@ class Scheduler:
         for game_id in engine.store.playing():
             self.due(game_id)
             count += 1
+        # finished games past their retention delay leave Redis for the archive
+        engine.archiver.run(int(_moment(engine.clock()).timestamp() * 1000))
         if again_in_s and self.dispatcher is not None:
             due = add_seconds(engine.clock(), again_in_s)
             if engine.store.claim_sweep(due, again_in_s):

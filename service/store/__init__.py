@@ -16,6 +16,7 @@ import redis
 
 from . import counters as _counters
 from . import health
+from .archive import Archive, ArchivedGame
 from .clients import is_cluster
 from .index import GameIndex
 
@@ -53,7 +54,28 @@ if snapv and tonumber(snapv) >= from and (upto == '+' or tonumber(snapv) <= tonu
   from = tonumber(snapv) + 1
 end
 local last = upto == '+' and '+' or (upto .. '-0')
-return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last)}
+return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last), redis.call('EXISTS', KEYS[1])}
+"""
+
+# KEYS: the game's keys (the stream first). ARGV: the version archived. Deletes them only if the
+# stream still ends there (an archived game is finished: it cannot grow, but never guess).
+_DROP = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', unpack(KEYS))
+return 1
+"""
+
+# KEYS: meta, stream. The game as Redis holds it, at one instant (one slot: a cluster too).
+_DUMP = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('XRANGE', KEYS[2], '-', '+')}
+"""
+
+# KEYS: stream, audits. ARGV: field, value. Only while the game is in Redis (never recreate a
+# key of a game archived meanwhile).
+_KEEP_AUDIT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
 """
 
 # KEYS: the ticket. ARGV: now (epoch seconds). A seed ticket is taken once: 'ok' and the seed,
@@ -77,6 +99,9 @@ return 1
 """
 
 IDEMPOTENCY_TTL_S = 24 * 3600
+ARCHIVE_DUE = "archive:due"  # finished games not archived yet, by the time they ended (ms)
+# what a game keeps in Redis (its idempotency records expire by themselves)
+GAME_PARTS = ("events", "snap", "meta", "audits")
 TICKET_KEPT_S = 24 * 3600
 
 
@@ -106,8 +131,14 @@ def _event(entry: tuple | list) -> dict:
 
 
 class Store:
-    def __init__(self, client: redis.Redis) -> None:
+    """Reads of a game whose keys are gone (archived) are answered from `archive`, if any."""
+
+    def __init__(self, client: redis.Redis, archive: Archive | None = None) -> None:
         self.redis = client
+        self.archive = archive
+        self._drop = client.register_script(_DROP)
+        self._dump = client.register_script(_DUMP)
+        self._keep_audit = client.register_script(_KEEP_AUDIT)
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
         self._take_ticket = client.register_script(_TAKE_TICKET)
@@ -228,6 +259,9 @@ class Store:
 
     def meta(self, game_id: str) -> dict[str, str]:
         raw = self.redis.hgetall(key(game_id, "meta"))
+        if not raw:
+            archived = self.archived(game_id)
+            return dict(archived.meta) if archived else {}
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     def load(
@@ -235,18 +269,70 @@ class Store:
     ) -> tuple[dict | None, list[dict]]:
         """The latest snapshot newer than `known` and at or before `at` (or None when the caller's
         state at `known` is the better start), and the events after that start up to `at`."""
-        snap, entries = self._load(
+        snap, entries, *exists = self._load(
             keys=[key(game_id, "events"), key(game_id, "snap")],
             args=["+" if at is None else at, known],
         )
-        return (json.loads(snap) if snap else None), [_event(e) for e in entries]
+        if not exists or exists[0] or (archived := self.archived(game_id)) is None:
+            return (json.loads(snap) if snap else None), [_event(e) for e in entries]
+        return archived.load(at, known)
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict]:
         entries = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", "+", count=limit)
+        if not entries and self.archive is not None and not self.in_redis(game_id):
+            archived = self.archived(game_id)
+            if archived is not None:
+                log = archived.events()
+                return log[after : None if limit is None else after + limit]
         return [_event(e) for e in entries]
 
     def version(self, game_id: str) -> int:
-        return self.redis.xlen(key(game_id, "events"))
+        version = self.redis.xlen(key(game_id, "events"))
+        if not version and (archived := self.archived(game_id)) is not None:
+            return archived.version
+        return version
+
+    # -- the archive ---------------------------------------------------------------------------
+
+    def in_redis(self, game_id: str) -> bool:
+        return bool(self.redis.exists(key(game_id, "events")))
+
+    def archived(self, game_id: str) -> ArchivedGame | None:
+        """The game from the archive (None: not archived, or no archive)."""
+        return self.archive.game(game_id) if self.archive is not None else None
+
+    def dump(self, game_id: str) -> tuple[dict[str, str], list[dict]]:
+        """The game's meta and whole log as Redis holds them, read at one instant."""
+        flat, entries = self._dump(keys=[key(game_id, "meta"), key(game_id, "events")])
+        meta = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+        return meta, [_event(e) for e in entries]
+
+    def drop(self, game_id: str, version: int) -> bool:
+        """Delete the game's keys if its stream still ends at `version` (it is archived)."""
+        keys = [key(game_id, part) for part in GAME_PARTS]
+        return bool(self._drop(keys=keys, args=[version]))
+
+    def mark_finished(self, game_id: str, ended_ms: int) -> None:
+        """The game ended: it is archived once the retention delay has passed."""
+        self.redis.zadd(ARCHIVE_DUE, {game_id: ended_ms}, nx=True)
+
+    def archive_due(self, ended_before_ms: int, limit: int) -> list[str]:
+        """Finished games that ended before `ended_before_ms` and are still in Redis."""
+        ids = self.redis.zrangebyscore(ARCHIVE_DUE, "-inf", ended_before_ms, start=0, num=limit)
+        return [gid.decode() for gid in ids]
+
+    def unmark_finished(self, game_id: str) -> None:
+        self.redis.zrem(ARCHIVE_DUE, game_id)
+
+    def audit(self, game_id: str, name: str) -> dict | list | None:
+        """A finished game's cached audit (`name` carries the version it was made at)."""
+        raw = self.redis.hget(key(game_id, "audits"), name)
+        return json.loads(raw) if raw else None
+
+    def keep_audit(self, game_id: str, name: str, value: dict | list) -> None:
+        """Cache an audit with the game (its hash tag): gone with the game when it is archived."""
+        keys = [key(game_id, "events"), key(game_id, "audits")]
+        self._keep_audit(keys=keys, args=[name, json.dumps(value)])
 
     def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
         """Events after `after`, waiting up to `block_ms` for the first one."""
