@@ -43,6 +43,10 @@ class Settings:
     )
 
     pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
+    # how often the sweep restores lost work (and its watchdog checks the sweep is scheduled)
+    sweep_every_s: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_SWEEP_EVERY_S") or SWEEP_EVERY_S)
+    )
 
     @property
     def embedded(self) -> bool:
@@ -92,7 +96,7 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
             # games in play move again after a restart, and lost work is restored every minute
-            engine.dispatcher.enqueue("sweep", (SWEEP_EVERY_S,))
+            engine.dispatcher.enqueue("sweep", (settings.sweep_every_s,))
     else:
         engine.dispatcher = RQDispatcher(client)
     return engine

@@ -21,10 +21,10 @@ from ..core.game import RuleError
 from ..core.state import game_of
 from ..core.verify import verify
 from ..core.views import closed_as_null, game_view, shown_event
-from ..store import Conflict, Replayed, Store
+from ..store import STORE_DOWN, Conflict, Replayed, Store
 from . import idempotency, tokens
+from .creating import Plan, new_game_id, plan
 from .creating import answer as create_answer
-from .creating import new_game_id, plan
 from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .loading import Games, NotFound
@@ -33,6 +33,9 @@ from .scheduling import Scheduler
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
 
 MAX_RETRIES = 50
+# a create's idempotency claim before it is answered: if the request dies with the store away,
+# its key is free again this soon (a retry that finds the game made answers it instead)
+CREATE_CLAIM_TTL_S = 60
 SEED_TICKET_TTL_S = 15 * 60
 log = logging.getLogger("batayo.engine")
 
@@ -201,14 +204,21 @@ class Engine:
         if claim:
             fp = fingerprint(body)
             sealed = {str(s): tokens.seal(t, idem_key) for s, t in planned.tokens.items()}
-            prior = self.store.claim(claim, idempotency.create_record(fp, planned.id, sealed))
+            record = idempotency.create_record(fp, planned.id, sealed)
+            prior = self.store.claim(claim, record, CREATE_CLAIM_TTL_S)
             if prior is not None:
+                if "answer" not in prior and prior.get("id") and self.store.exists(prior["id"]):
+                    return self._resume_create(claim, prior, fp, idem_key)
                 return idempotency.replay_create(prior, fp, idem_key)
         try:
             if planned.seed is None:
                 ticket = body.get("seed_ticket")
                 planned.seed = self._ticket_seed(ticket) if ticket else fairness.new_server_seed()
             answer = self._create(planned)
+        except STORE_DOWN:
+            # the game may have been made: the claim stays (it expires soon), and a retry with
+            # the key finds the game and answers it (`_resume_create`)
+            raise
         except BaseException:
             if claim:
                 self.store.release_claim(claim)  # a failed request leaves its key free again
@@ -217,6 +227,35 @@ class Engine:
             self.store.settle_claim(
                 claim, idempotency.create_record(fp, planned.id, sealed, answer)
             )
+        return answer
+
+    def _resume_create(self, claim: str, prior: dict, fp: str, idem_key: str) -> dict:
+        """A create whose first request made the game but never answered (the store went away
+        after its script): finish it (index, journal) and answer it, tokens from the claim."""
+        idempotency.check(prior, fp)
+        game_id = prior["id"]
+        state = self.load(game_id)
+        created = self.all_events(game_id, 0, 1)[0]["data"]
+        created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+        self._settle_created(game_id, state["game"], state, created_ms)
+        self.scheduler.due(game_id)
+        unsealed = {
+            int(seat): tokens.unseal(sealed, idem_key, game_id, int(seat))
+            for seat, sealed in prior["tokens"].items()
+        }
+        planned = Plan(
+            id=game_id,
+            game=state["game"],
+            options=state["options"],
+            seats=created["seats"],
+            tokens=unsealed,
+            test=state.get("test", False),
+            deal=None,
+        )
+        answer = create_answer(planned, state)
+        self.store.settle_claim(
+            claim, idempotency.create_record(fp, game_id, prior["tokens"], answer)
+        )
         return answer
 
     def _create(self, planned) -> dict:
@@ -234,16 +273,40 @@ class Engine:
         )
         meta = {"seed": planned.seed.hex(), "game": planned.game, "created": now}
         meta.update({f"token:{s}": tokens.digest(t) for s, t in planned.tokens.items()})
-        if not self.store.create_meta(game_id, meta):
-            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
-        try:
-            self._append(game_id, None, cmd)
-        except Conflict:
-            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409) from None
         created_ms = int(_moment(now).timestamp() * 1000)
-        self.store.index(game_id, planned.game, cmd.state["status"], created_ms)
+        # noted first, so that a create cut short after its script is finished by the sweep
+        self.store.note_creating(game_id, created_ms)
+        if not self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8)):
+            self.store.created(game_id)
+            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
+        self.games.remember(game_id, cmd.state)
+        self.store.count(games_created=1, events_appended=len(cmd.events))
+        self._settle_created(game_id, planned.game, cmd.state, created_ms)
         self.scheduler.schedule(None, cmd.state)
         return create_answer(planned, cmd.state)
+
+    def _settle_created(self, game_id: str, game: str, state: dict, created_ms: int) -> None:
+        """A made game into the listing indexes (another slot in a cluster: not in the create's
+        script), then off the create journal."""
+        self.store.index(game_id, game, state["status"], created_ms)
+        self.store.created(game_id)
+
+    def settle_unfinished_creates(self, older_than_s: float = 30.0) -> int:
+        """Finish the creates cut short between their script and the index (the sweep's job):
+        a game that was made is indexed with its status and its due work enqueued; a create that
+        made nothing leaves the journal. Returns how many were settled."""
+        before_ms = int((_moment(self.clock()).timestamp() - older_than_s) * 1000)
+        settled = 0
+        for game_id in self.store.unsettled(before_ms):
+            if self.store.exists(game_id):
+                state = self.load(game_id)
+                created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+                self._settle_created(game_id, state["game"], state, created_ms)
+                self.scheduler.due(game_id)
+            else:
+                self.store.created(game_id)
+            settled += 1
+        return settled
 
     def join(self, game_id: str, body: dict, idem_key: str | None = None, client: str = "") -> dict:
         """Take the first open seat (an idempotency key is scoped to the client, as for create)."""
@@ -338,6 +401,8 @@ class Engine:
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:
+                if cached is not None:  # decided on what this process kept: load and look again
+                    continue
                 if expected is not None:  # the stream is not at If-Match's version
                     raise Stale(conflict.current) from None
                 continue
@@ -377,7 +442,24 @@ class Engine:
             "bot_moves": 1 if cmd.actor == "bot" else 0,
             "timers_fired": 1 if cmd.actor == "clock" else 0,
         }
-        self.store.append(game_id, old, cmd.events, idem, snapshot, meta, counts)
+        try:
+            self.store.append(
+                game_id,
+                old,
+                cmd.events,
+                idem,
+                snapshot,
+                meta,
+                counts,
+                expected_hash=before["hash"] if before else "",
+                # a new id for each decision: redis-py resending this very append (a lost reply)
+                # finds it applied; a new decision after a conflict is another command
+                command_id=_secrets.token_hex(8),
+            )
+        except Conflict as conflict:
+            if conflict.diverged:  # the stream lost what this process saw: never build on it
+                self.games.forget(game_id)
+            raise
         self.games.remember(game_id, cmd.state)
         log.info(
             "appended",
