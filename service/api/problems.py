@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from flask import Flask, Response, has_request_context, json, request
+from flask import Flask, Response, has_request_context, request
 from werkzeug.exceptions import HTTPException
+
+from .encoding import dumps
 
 TITLES = {
     400: "Bad request",
@@ -100,7 +102,7 @@ def problem_response(status: int, code: str, detail: str, **extra: Any) -> Respo
         "code": code,
         **extra,
     }
-    response = Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    response = Response(dumps(body), status=status, mimetype="application/problem+json")
     if status == 401:  # RFC 9110 11.6.1, RFC 6750 3: say how to authenticate
         given = request.headers.get("Authorization") if has_request_context() else None
         error = ', error="invalid_token"' if given else ""

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 
 import redis
 
+from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
 from ..store import Store
@@ -166,13 +167,13 @@ class Channel:
                 return
 
     def _publish(self, events: list[dict]) -> None:
-        engine = self.hub.engine
-        state = engine.load(self.game_id)
-        last = events[-1]["version"]
-        if state["version"] > last:  # more arrived since the read: the batch matches the state
-            events = events + engine.all_events(self.game_id, last, state["version"] - last)
-        elif state["version"] < last:  # pragma: no cover - a load reads after the follow
-            return
+        # The read returns the events right after the follower's position: folded onto the
+        # state held there, they make the batch's state without another round trip. The
+        # engine keeps it too, so an action posted to this process decides on a fresh state.
+        state = clone(self.state)
+        for event in events:
+            apply(state, event)
+        self.hub.engine.games.offer(self.game_id, state)
         with self.lock:
             batch = Batch(self.next_seq, events, state)
             self.batches.append(batch)
