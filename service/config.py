@@ -15,6 +15,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from .core.command import EVENT_BUDGET
 from .embedded import EmbeddedRedis
 from .engine import Engine
 from .engine.dispatch import InlineDispatcher, RQDispatcher
@@ -25,6 +26,7 @@ from .store import Store
 SOCKET_TIMEOUT_S = 30
 SWEEP_EVERY_S = 60
 POOL_WAIT_S = 5
+GAMES_PER_CLIENT = 1000
 _EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each client we made
 
 
@@ -43,6 +45,14 @@ class Settings:
     )
 
     pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
+    # the most events a game may have (recorded in each game created; 0: none) and the most
+    # games in play one client address may have created (0: no cap; benchmarks turn it off)
+    event_budget: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_EVENT_BUDGET") or EVENT_BUDGET)
+    )
+    games_per_client: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_GAMES_PER_CLIENT") or GAMES_PER_CLIENT)
+    )
     # how often the sweep restores lost work (and its watchdog checks the sweep is scheduled)
     sweep_every_s: int = field(
         default_factory=lambda: int(os.environ.get("BATAYO_SWEEP_EVERY_S") or SWEEP_EVERY_S)
@@ -91,7 +101,12 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     (REDIS_URL) or by a thread of this process (embedded)."""
     settings = settings or Settings()
     client = connect(settings)
-    engine = Engine(Store(client), test_games=settings.test_games)
+    engine = Engine(
+        Store(client),
+        test_games=settings.test_games,
+        event_budget=settings.event_budget or None,
+        games_per_client=settings.games_per_client,
+    )
     if settings.embedded:
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))

@@ -9,6 +9,7 @@ for, so a late or repeated job changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets as _secrets
@@ -36,6 +37,7 @@ MAX_RETRIES = 50
 # a create's idempotency claim before it is answered: if the request dies with the store away,
 # its key is free again this soon (a retry that finds the game made answers it instead)
 CREATE_CLAIM_TTL_S = 60
+CAP_SAMPLE = 20  # held games checked for an end when a client is at its cap
 SEED_TICKET_TTL_S = 15 * 60
 log = logging.getLogger("batayo.engine")
 
@@ -57,8 +59,12 @@ class Engine:
         clock=utc_now,
         snapshot_every: int = 64,
         cache_size: int = 512,
+        event_budget: int | None = command.EVENT_BUDGET,
+        games_per_client: int = 0,
     ) -> None:
         self.store = store
+        self.event_budget = event_budget  # recorded in each game it creates
+        self.games_per_client = games_per_client  # games in play one client may create; 0: any
         self.dispatcher = dispatcher
         self.test_games = test_games
         self.clock = clock
@@ -214,7 +220,7 @@ class Engine:
             if planned.seed is None:
                 ticket = body.get("seed_ticket")
                 planned.seed = self._ticket_seed(ticket) if ticket else fairness.new_server_seed()
-            answer = self._create(planned)
+            answer = self._create(planned, client)
         except STORE_DOWN:
             # the game may have been made: the claim stays (it expires soon), and a retry with
             # the key finds the game and answers it (`_resume_create`)
@@ -228,6 +234,37 @@ class Engine:
                 claim, idempotency.create_record(fp, planned.id, sealed, answer)
             )
         return answer
+
+    def _hold(self, client: str, game_id: str) -> None:
+        """Count a new game against its client's cap of games in play: 429 beyond it. Games
+        that ended leave the count as they end; a sample of the held ones is checked too, so a
+        count that missed an end (a crash between) heals, at a bounded cost per refusal."""
+        cap = self.games_per_client
+        if not cap or not client:
+            return
+        who = _client_digest(client)
+        held, sample = self.store.client_games(who, sample=CAP_SAMPLE)
+        if held >= cap:
+            over = [gid for gid in sample if self._over(gid)]
+            self.store.release_game(who, *over)
+            held -= len(over)
+        if held >= cap or self.store.hold_game(who, game_id) > cap:
+            self.store.release_game(who, game_id)
+            raise RuleError(
+                "too_many_games",
+                f"this client has {cap} games in play, the most allowed: finish one first",
+                429,
+            )
+
+    def _unhold(self, meta: dict, game_id: str) -> None:
+        if "client" in meta:
+            self.store.release_game(meta["client"], game_id)
+
+    def _over(self, game_id: str) -> bool:
+        try:
+            return self.load(game_id)["status"] == "finished"
+        except NotFound:
+            return True
 
     def _resume_create(self, claim: str, prior: dict, fp: str, idem_key: str) -> dict:
         """A create whose first request made the game but never answered (the store went away
@@ -258,7 +295,7 @@ class Engine:
         )
         return answer
 
-    def _create(self, planned) -> dict:
+    def _create(self, planned, client: str = "") -> dict:
         now = self.clock()
         game_id = planned.id
         cmd = command.create(
@@ -270,13 +307,25 @@ class Engine:
             now,
             planned.test,
             planned.deal,
+            event_budget=self.event_budget,
         )
         meta = {"seed": planned.seed.hex(), "game": planned.game, "created": now}
         meta.update({f"token:{s}": tokens.digest(t) for s, t in planned.tokens.items()})
         created_ms = int(_moment(now).timestamp() * 1000)
         # noted first, so that a create cut short after its script is finished by the sweep
+        if self.games_per_client and client:
+            meta["client"] = _client_digest(client)  # so that its end frees the client's slot
+        self._hold(client, game_id)
         self.store.note_creating(game_id, created_ms)
-        if not self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8)):
+        try:
+            made = self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8))
+        except STORE_DOWN:
+            raise  # it may be made: the slot stays held (checked against its status later)
+        except BaseException:
+            self._unhold(meta, game_id)
+            raise
+        if not made:
+            self._unhold(meta, game_id)
             self.store.created(game_id)
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         self.games.remember(game_id, cmd.state)
@@ -467,6 +516,10 @@ class Engine:
         )
         if before is None or before["status"] != cmd.state["status"]:
             self.store.set_status(game_id, cmd.state["status"])
+            if cmd.state["status"] == "finished" and self.games_per_client:
+                creator = self.store.meta(game_id).get("client")
+                if creator:  # the game no longer counts against its client's cap
+                    self.store.release_game(creator, game_id)
 
     # -- the jobs ------------------------------------------------------------------------------
 
@@ -481,6 +534,11 @@ class Engine:
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)
+
+
+def _client_digest(client: str) -> str:
+    """A client's key in the store: a digest of its address (any text, fixed length)."""
+    return hashlib.sha256(client.encode()).hexdigest()[:32]
 
 
 def _moment(at: str) -> datetime:

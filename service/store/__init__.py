@@ -358,6 +358,28 @@ class Store:
     def exists(self, game_id: str) -> bool:
         return bool(self.redis.exists(key(game_id, "events")))
 
+    # The games in play each client created (a client: a digest of its address), for the cap
+    # on games in play per client; a game leaves its creator's set when it ends.
+    def client_games(self, client: str, sample: int | None = None) -> tuple[int, list[str]]:
+        """How many games the client holds, and (up to `sample` of, or all) their ids."""
+        name = f"client:{client}:games"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.scard(name)
+        pipe.srandmember(name, sample) if sample else pipe.smembers(name)
+        count, ids = pipe.execute()
+        return count, [i.decode() for i in ids]
+
+    def hold_game(self, client: str, game_id: str) -> int:
+        """Count the game as the client's; how many it holds now."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(f"client:{client}:games", game_id)
+        pipe.scard(f"client:{client}:games")
+        return pipe.execute()[1]
+
+    def release_game(self, client: str, *game_ids: str) -> None:
+        if game_ids:
+            self.redis.srem(f"client:{client}:games", *game_ids)
+
     # The sweep's chain: the id of its next scheduled job, so a watchdog can tell when the
     # queue lost it (the queue's keys flushed or evicted) and start the chain again.
     def arm_sweep(self, job_id: str, ttl_s: int) -> None:
