@@ -14,16 +14,20 @@ from collections.abc import Iterator
 
 import redis
 
-# Lua helpers every game script shares. A stream entry holds the event's JSON (`e`), its chain
-# hash (`h`: the tip is checked without decoding JSON; entries written before it had only `e`)
-# and, on a batch's first event, the id of the command that appended it (`c`).
+# Lua helpers every game script shares. A stream entry holds the event's JSON (`e`, first)
+# and, on a batch's first event, the id of the command that appended it (`c`). The chain hash
+# is read from the JSON (a field of its own would cost 14% more memory per event): an event
+# is sealed with its hash last, so its JSON ends `"hash": "<64 hex>"}` and the hash is sliced
+# off the end; any other JSON is decoded.
 _LUA_HASH_AT = """
 local function hash_at(v)
   local found = redis.call('XRANGE', KEYS[1], v .. '-0', v .. '-0')[1]
   if not found then return false end
-  local f = found[2]
-  if f[3] == 'h' then return f[4] end
-  return cjson.decode(f[2])['hash']
+  local e = found[2][2]
+  if string.sub(e, -75, -67) == '"hash": "' and string.sub(e, -2) == '"}' then
+    return string.sub(e, -66, -3)
+  end
+  return cjson.decode(e)['hash']
 end
 """
 
@@ -45,17 +49,16 @@ local function done_at(after, cmd, n)
 end
 """
 
-# Appends ARGV[first..] (event JSON, hash pairs) after version `current`, tagging the first
-# with the command id.
+# Appends ARGV[first..] (each event's JSON) after version `current`, tagging the first with
+# the command id.
 _LUA_ADD = """
 local function add(current, first, cmd)
-  local n = (#ARGV - first + 1) / 2
+  local n = #ARGV - first + 1
   for i = 1, n do
-    local at = first + 2 * (i - 1)
     if i == 1 and cmd ~= '' then
-      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[at], 'h', ARGV[at + 1], 'c', cmd)
+      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[first], 'c', cmd)
     else
-      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[at], 'h', ARGV[at + 1])
+      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[first + i - 1])
     end
   end
   return current + n
@@ -65,7 +68,7 @@ end
 # KEYS: stream, idempotency key, snapshot, meta. ARGV: expected version, idempotency record
 # ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, snapshot hash, a meta
 # field and its value ('' for none), the expected tip hash ('' not checked), the command id
-# ('' for none), then each event's JSON and hash. All or nothing: one script.
+# ('' for none), then each event's JSON. All or nothing: one script.
 # The append happens only if the stream's length AND the hash of its tip are what the caller
 # decided on: a stream that lost events (a failover, a restore) and grew again to the same
 # length is told apart. A command already in the stream (a retry after a lost reply) answers
@@ -75,7 +78,7 @@ _APPEND = (
     + _LUA_DONE
     + _LUA_ADD
     + """
-local n = (#ARGV - 10) / 2
+local n = #ARGV - 10
 if ARGV[2] ~= '' then
   local prior = redis.call('GET', KEYS[2])
   if prior then return {'idem', prior} end
@@ -99,7 +102,7 @@ return {'ok', tostring(new)}
 )
 
 # KEYS: stream, meta. ARGV: the command id, then the meta's field count, its fields and values
-# (the seed first, the seats' token digests), then each event's JSON and hash. A game is made
+# (the seed first, the seats' token digests), then each event's JSON. A game is made
 # whole or not at all: meta, tokens and first events in one script. 'taken' if the id is in use
 # (a fixed test id), 'done' if this very command made it (a retry after a lost reply).
 _CREATE = (
@@ -108,7 +111,7 @@ _CREATE = (
     + """
 local fields = tonumber(ARGV[2])
 local first = 3 + 2 * fields
-local n = (#ARGV - first + 1) / 2
+local n = #ARGV - first + 1
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local done = done_at(0, ARGV[1], n)
   if done then return {'done', tostring(done)} end
@@ -199,11 +202,8 @@ def key(game_id: str, part: str) -> str:
 
 
 def _entries(events: list[dict]) -> list[str]:
-    """Each event's JSON and chain hash, as the scripts take them."""
-    out = []
-    for e in events:
-        out += [json.dumps(e, ensure_ascii=False), e.get("hash") or ""]
-    return out
+    """Each event's JSON, as the scripts take them."""
+    return [json.dumps(e, ensure_ascii=False) for e in events]
 
 
 def _event(entry: tuple | list) -> dict:
