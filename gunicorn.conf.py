@@ -15,9 +15,9 @@ import threading
 bind = os.environ.get("BATAYO_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
 # gevent's own HTTP server inside gunicorn's gevent worker: it writes an answer's headers and
-# body in one send (gunicorn's parser sends them apart), about a sixth more actions a second
-# (bench: paired turns of both classes)
-worker_class = "gevent_pywsgi"
+# body in one send (gunicorn's parser sends them apart), and service.wsgi_io makes that one
+# system call (paired turns in the bench: see README, Serving and live streams)
+worker_class = "service.wsgi_io.Worker"
 # streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
 # a full worker answers 503 `streams_full` rather than leaving connections unanswered
 worker_connections = 12_000

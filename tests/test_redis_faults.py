@@ -23,12 +23,15 @@ from service.core.state import awaited, fold, game_of
 from service.engine import Engine, Stale
 from service.engine.dispatch import RQDispatcher
 from service.store import Store, key
+from service.store.index import ALL, STATUS
 from tests.support.client import CheckedClient
 from tests.support.faults import RETRIES, LostReplies, lose_queue, roll_back
 from tests.support.helpers import auth
 from tests.support.processes import wait_until
 
 pytestmark = pytest.mark.redis
+
+CREATING = "{games}:creating"  # the create journal
 
 HUMANS = {"game": "bataille", "seats": [{"name": "ana"}, {"name": "bob"}]}
 
@@ -114,8 +117,8 @@ def test_a_lost_reply_to_a_create_makes_one_whole_game(engine, api, faults):
     assert faults.lost == 1 and r.status_code == 201, r.json
     gid, ana = r.json["id"], r.json["seats"][0]["token"]
     redis_ = engine.store.redis
-    assert redis_.zcard("games:all") == 1 and redis_.hget("games:status", gid) == b"playing"
-    assert redis_.zcard("games:creating") == 0
+    assert redis_.zcard(ALL) == 1 and redis_.hget(STATUS, gid) == b"playing"
+    assert redis_.zcard(CREATING) == 0
     act = api.post(f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(ana))
     assert act.status_code == 200  # the token the answer gave is the game's
     sound(engine, gid)
@@ -132,7 +135,7 @@ def test_lost_replies_to_the_idempotency_claim_and_the_seed_ticket_do_not_refuse
     body = {**HUMANS, "seed_ticket": ticket}
     r = api.post("/v1/games", json=body, headers={"Idempotency-Key": "c-lost"})
     assert faults.lost == 2 and r.status_code == 201, r.json
-    assert engine.store.redis.zcard("games:all") == 1
+    assert engine.store.redis.zcard(ALL) == 1
 
 
 def test_a_store_that_keeps_losing_replies_answers_503_and_a_keyed_retry_applies_once(
@@ -168,12 +171,12 @@ def test_a_create_whose_every_reply_is_lost_is_answered_by_its_keyed_retry(engin
     first = api.post("/v1/games", json=HUMANS, headers=headers)
     assert (first.status_code, first.json["code"]) == (503, "unavailable")
     redis_ = engine.store.redis
-    assert redis_.zcard("games:creating") == 1 and redis_.zcard("games:all") == 0
+    assert redis_.zcard(CREATING) == 1 and redis_.zcard(ALL) == 0
     again = api.post("/v1/games", json=HUMANS, headers=headers)
     assert again.status_code == 201, again.json
     gid = again.json["id"]
-    assert redis_.zrange("games:all", 0, -1) == [gid.encode()]
-    assert redis_.zcard("games:creating") == 0
+    assert redis_.zrange(ALL, 0, -1) == [gid.encode()]
+    assert redis_.zcard(CREATING) == 0
     for seat in again.json["seats"]:
         assert engine.seat_of(gid, seat["token"]) == seat["seat"]
     assert api.post("/v1/games", json=HUMANS, headers=headers).json == again.json
@@ -188,14 +191,14 @@ def test_the_sweep_finishes_a_create_cut_short_before_its_index(engine, faults):
         engine.create(HUMANS)
     redis_ = engine.store.redis
     (gid,) = [k.decode().split("{")[1].split("}")[0] for k in redis_.scan_iter("game:*:events")]
-    assert redis_.hget("games:status", gid) is None
+    assert redis_.hget(STATUS, gid) is None
     engine.sweep()  # too recent: it could still be under way
-    assert redis_.hget("games:status", gid) is None
+    assert redis_.hget(STATUS, gid) is None
     late = Engine(engine.store, clock=lambda: "2999-01-01T00:00:00.000000Z")
     late.sweep()
-    assert redis_.hget("games:status", gid) == b"playing"
-    assert redis_.zrange("games:all", 0, -1) == [gid.encode()]
-    assert redis_.zcard("games:creating") == 0
+    assert redis_.hget(STATUS, gid) == b"playing"
+    assert redis_.zrange(ALL, 0, -1) == [gid.encode()]
+    assert redis_.zcard(CREATING) == 0
 
 
 # -- a rolled-back stream --------------------------------------------------------------------

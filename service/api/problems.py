@@ -90,6 +90,9 @@ STORE_DOWN = (
     redis.exceptions.TryAgainError,
     redis.exceptions.ReadOnlyError,
     redis.exceptions.MasterDownError,
+    redis.exceptions.RedisClusterException,  # no node of a cluster reachable, a slot uncovered
+    redis.exceptions.AskError,  # MOVED/ASK to a plain client: a slot moving, or a cluster
+    # named without BATAYO_REDIS_CLUSTER (refused at start; a server turned cluster later)
 )
 RETRY_AFTER_S = 1
 

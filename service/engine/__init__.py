@@ -329,7 +329,7 @@ class Engine:
             self.store.created(game_id)
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         self.games.remember(game_id, cmd.state)
-        self.store.count(games_created=1, events_appended=len(cmd.events))
+        self.store.count(game_id, games_created=1, events_appended=len(cmd.events))
         self._settle_created(game_id, planned.game, cmd.state, created_ms)
         self.scheduler.schedule(None, cmd.state)
         return create_answer(planned, cmd.state)

@@ -30,6 +30,7 @@ from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
 from ..store import Store
+from ..store.clients import own_pool
 from . import sse
 from .settings import LiveSettings
 
@@ -195,7 +196,7 @@ class Hub:
     ) -> None:
         self.engine = engine
         self.settings = settings or LiveSettings()
-        self.follow = follow or Store(_own_pool(engine.store.redis)).follow
+        self.follow = follow or Store(own_pool(engine.store.redis)).follow
         self.clock = clock
         self.lock = threading.Lock()
         self.channels: dict[str, Channel] = {}
@@ -348,14 +349,3 @@ class Subscription:
         if self.view:
             out += sse.view(game_view(batch.state, self.seat))
         return out
-
-
-def _own_pool(client: redis.Redis) -> redis.Redis:
-    """A client like `client` on a pool of its own: followers hold a connection each while they
-    wait, and must never take one from the pool that answers requests."""
-    pool = client.connection_pool
-    return redis.Redis(
-        connection_pool=redis.ConnectionPool(
-            connection_class=pool.connection_class, **pool.connection_kwargs
-        )
-    )
