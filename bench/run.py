@@ -239,6 +239,7 @@ def bench_http(
         **os.environ,
         "REDIS_URL": redis_url,
         "BATAYO_RATE_LIMIT": "0",  # the bench measures the service, not the limiter
+        "BATAYO_GAMES_PER_CLIENT": "0",
         "BATAYO_RATE_LIMIT_TOKEN": "0",
     }
     workers = str(os.cpu_count() or 1)

@@ -36,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NO_CAPS = {
     "BATAYO_RATE_LIMIT": "0",
+    "BATAYO_GAMES_PER_CLIENT": "0",
     "BATAYO_RATE_LIMIT_TOKEN": "0",
     "BATAYO_STREAMS_PER_CLIENT": "0",
 }

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import redis
 
+from .core.command import EVENT_BUDGET
 from .embedded import EmbeddedRedis
 from .engine import Engine
 from .engine.archiving import DEFAULT_AFTER_S
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 SOCKET_TIMEOUT_S = 30
 SWEEP_EVERY_S = 60
 POOL_WAIT_S = 5
+GAMES_PER_CLIENT = 1000
 _EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each client we made
 
 
@@ -83,6 +85,18 @@ class Settings:
         default_factory=lambda: _seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
     )
     archive_url: str | None = field(default_factory=lambda: os.environ.get("BATAYO_ARCHIVE_URL"))
+    # the most events a game may have (recorded in each game created; 0: none) and the most
+    # games in play one client address may have created (0: no cap; benchmarks turn it off)
+    event_budget: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_EVENT_BUDGET") or EVENT_BUDGET)
+    )
+    games_per_client: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_GAMES_PER_CLIENT") or GAMES_PER_CLIENT)
+    )
+    # how often the sweep restores lost work (and its watchdog checks the sweep is scheduled)
+    sweep_every_s: int = field(
+        default_factory=lambda: int(os.environ.get("BATAYO_SWEEP_EVERY_S") or SWEEP_EVERY_S)
+    )
 
     @property
     def embedded(self) -> bool:
@@ -152,14 +166,19 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     settings = settings or Settings()
     store_archive = archive(settings)  # refused before anything starts if it cannot be shared
     client = connect(settings)
-    engine = Engine(Store(client, store_archive), test_games=settings.test_games)
+    engine = Engine(
+        Store(client, store_archive),
+        test_games=settings.test_games,
+        event_budget=settings.event_budget or None,
+        games_per_client=settings.games_per_client,
+    )
     engine.archiver.after_s = settings.archive_after_s
     _adopt_legacy_index(engine.store)
     if settings.embedded:
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
             # games in play move again after a restart, and lost work is restored every minute
-            engine.dispatcher.enqueue("sweep", (SWEEP_EVERY_S,))
+            engine.dispatcher.enqueue("sweep", (settings.sweep_every_s,))
     else:
         engine.dispatcher = RQDispatcher(connect_queue(settings, client))
     return engine

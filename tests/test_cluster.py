@@ -142,7 +142,7 @@ def test_an_older_index_and_counters_are_adopted_once():
     client.hset("metrics", "actions", 7)
     store = Store(client)
     for gid in ("a", "b"):
-        store.create_meta(gid, {"seed": "00", "game": "bataille"})
+        store.set_meta(gid, {"seed": "00", "game": "bataille"})
     kind = lambda gid: store.meta(gid).get("game")  # noqa: E731
     assert store.games.adopt_legacy(kind) == 2 and store.games.adopt_legacy(kind) == 0
     store.count(actions=1)

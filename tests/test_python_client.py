@@ -43,6 +43,7 @@ def server(tmp_path_factory):
         "BATAYO_DATA_DIR": str(tmp_path_factory.mktemp("data")),
         "BATAYO_EXTRA_GAMES": "tests.support.toy",
         "BATAYO_RATE_LIMIT": "0",
+        "BATAYO_GAMES_PER_CLIENT": "0",
         "BATAYO_RATE_LIMIT_TOKEN": "0",
         "PYTHONPATH": str(ROOT),
     }

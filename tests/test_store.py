@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -85,3 +86,57 @@ def test_sixteen_threads_at_the_same_version_exactly_one_wins(any_redis):
         assert len(wins) == 1 and len(losses) == 15
         assert store.version("race") == version + 1
     assert [e["version"] for e in store.events("race")] == list(range(1, 22))
+
+
+def test_an_append_at_the_right_length_but_another_tip_is_refused(any_redis):
+    """Issue 19: "an append is conditional on the hash of the stream's tip, not only its
+    length"."""
+    store = Store(any_redis)
+    events = events_of(3)
+    store.append("tip", 0, events[:2])
+    with pytest.raises(Conflict) as conflict:
+        store.append("tip", 2, events[2:], expected_hash="f" * 64)
+    assert conflict.value.diverged and conflict.value.current == 2
+    assert store.version("tip") == 2
+    assert store.append("tip", 2, events[2:], expected_hash=events[1]["hash"]) == 3
+
+
+def test_an_append_sent_twice_with_its_command_id_applies_once(any_redis):
+    """What redis-py does after a lost reply: the same script, the same arguments."""
+    store = Store(any_redis)
+    events = events_of(4)
+    store.append("twice", 0, events[:1])
+    for _ in range(2):
+        assert store.append("twice", 1, events[1:3], command_id="c1") == 3
+    assert store.version("twice") == 3
+    store.append("twice", 3, events[3:], command_id="c2")
+    assert store.append("twice", 1, events[1:3], command_id="c1") == 3  # still found
+    with pytest.raises(Conflict):  # another command at that version is a conflict
+        store.append("twice", 1, events[1:3], command_id="c3")
+
+
+def test_a_create_is_whole_and_sent_twice_makes_one_game(any_redis):
+    store = Store(any_redis)
+    fields = {"seed": "00" * 32, "game": "bataille", "token:0": "d0"}
+    assert store.create("new", fields, events_of(2), "c1")
+    assert store.create("new", fields, events_of(2), "c1")  # a resend: the same game
+    assert not store.create("new", fields, events_of(2), "c2")  # another create: taken
+    assert store.version("new") == 2 and store.meta("new") == fields
+
+
+def test_a_snapshot_the_stream_no_longer_holds_is_not_used(any_redis):
+    """A snapshot written before the stream lost events (a restore of the stream alone), or
+    one written before snapshots kept their hash, is used only if the stream holds its event."""
+    store = Store(any_redis)
+    t = Table("bataille", {"max_rounds": 20}, seed=bytes(32), game_id="g4")
+    t.play_out()
+    store.append("g4", 0, t.events[:10])
+    # as the code before wrote them: no 'h' field, the hash inside the state
+    any_redis.hset(key("g4", "snap"), mapping={"v": 10, "s": json.dumps(fold(t.events[:10]))})
+    snap, _ = store.load("g4")
+    assert snap is not None and snap["version"] == 10
+    any_redis.hset(key("g4", "snap"), mapping={"v": 12, "s": json.dumps(fold(t.events[:12]))})
+    snap, rest = store.load("g4")  # the stream ends at 10: the snapshot at 12 is not its own
+    assert snap is None and fold(rest) == fold(t.events[:10])
+    snap, rest, reset = store.load_since("g4", None, 12, t.events[11]["hash"])
+    assert reset and fold(rest) == fold(t.events[:10])

@@ -51,6 +51,7 @@ FRAMEWORK = {
     "unsupported_media_type": "the body is not application/json",
     "not_acceptable": "the route cannot answer in a media type the request accepts",
     "rate_limited": "too many requests from this client or with this token",
+    "too_many_games": "this client address has its maximum of games in play: finish one first",
     "not_ready": "the store does not answer (readiness)",
     "unavailable": "the store does not answer: retry after Retry-After seconds",
     "internal_error": "a bug on the server: it has been logged",

@@ -59,8 +59,10 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     stops anyway (RQ's cold shutdown: a job cut short is done again from the log by the sweep)."""
     from rq import Queue
 
+    from workers import jobs, watchdog
+
     from .. import logs
-    from ..config import SWEEP_EVERY_S, Settings, StartupError, connect_queue
+    from ..config import Settings, StartupError, connect_queue
     from ..engine.dispatch import QUEUE
     from .working import worker_class
 
@@ -76,7 +78,10 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
     queue = Queue(QUEUE, connection=connection)
-    queue.enqueue("workers.jobs.sweep", SWEEP_EVERY_S)  # restore lost work, then every minute
+    every = settings.sweep_every_s
+    queue.enqueue("workers.jobs.sweep", every)  # restore lost work, then every minute
+    if not burst:  # the sweep's chain started again if the queue loses it
+        watchdog.start(jobs.engine(), every)
     worker = worker_class(fork, grace)([queue], connection=connection, worker_ttl=WORKER_TTL_S)
     worker.work(with_scheduler=True, burst=burst)
 

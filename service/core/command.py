@@ -14,7 +14,7 @@ from typing import Any
 from . import bots, fairness
 from .chain import GENESIS, event_hash
 from .clocks import due_timers
-from .game import Game, RuleError, not_your_turn
+from .game import Game, RuleError, not_your_turn, result
 from .sealing import FAIRNESS, chain_hash, seal, sealed_form, secrets
 from .shapes import ShapeError, check_action
 from .state import apply, awaited, clone, game_of, open_seats
@@ -23,6 +23,11 @@ from .state import apply, awaited, clone, game_of, open_seats
 FRAMEWORK_FIELDS = frozenset({"rng", "cause", "client_seeds", "salt"})
 _LIFECYCLE = ("created", "seat_taken", "ended")
 _UNRECORDED: dict = {}  # the cause of an action whose events nobody keeps (see `Command.kept`)
+# The default of the per-game event budget (server setting BATAYO_EVENT_BUDGET): above what the
+# largest `max_rounds` of every game produces in play (README, Bounded work), so it only ends a
+# game no other bound ends. A game records its budget when it is created (the `created` event),
+# so its log is checked against its own budget whatever the setting is later.
+EVENT_BUDGET = 100_000
 
 
 @cache
@@ -189,8 +194,10 @@ def create(
     deal: dict | None = None,
     sealed: bool = True,
     fairness_version: int = FAIRNESS,
+    event_budget: int | None = EVENT_BUDGET,
 ) -> Command:
-    """The `created` event (and the deal, if no seat is open)."""
+    """The `created` event (and the deal, if no seat is open); `event_budget`: the most events
+    the game may have (None: no budget, as games created before there was one)."""
     start = {"version": 0, "hash": GENESIS, "id": game_id, "fairness": fairness_version}
     cmd = Command(start, server_seed, now, "server", sealed=sealed, cause={"create": {}})
     data = {
@@ -201,6 +208,8 @@ def create(
         "seed_commitment": fairness.commitment(server_seed),
         "test": test,
     }
+    if event_budget:
+        data["event_budget"] = event_budget
     if fairness_version != 1:
         data["fairness"] = fairness_version
         if deal is not None:
@@ -264,7 +273,25 @@ def act(
     action = check_can_act(state, seat, action)
     cmd = Command(state, server_seed, now, actor, sealed=sealed, owned=owned)
     cmd.decide(seat, action, by=actor if actor in ("bot", "clock") else "seat")
+    within_budget(cmd)
     return cmd
+
+
+def within_budget(cmd: Command) -> None:
+    """RULES.md, Stuck games: a game that reaches its event budget ends at once, with reason
+    `event_limit`, as its rules say (`Game.over_budget`; none: a draw). The `ended` event is
+    the budget's last: no game has more events than its budget, but for one batch."""
+    state = cmd.state
+    budget = state.get("event_budget")
+    if not budget or state["status"] != "playing" or state["version"] < budget - 1:
+        return
+    game = cmd.game
+    assert game is not None, "a command on a game not created"
+    cmd.end(
+        game.over_budget(state)
+        if game.over_budget
+        else result([], "event_limit", game.rounds(state))
+    )
 
 
 def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
@@ -280,4 +307,5 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
     cmd = Command(state, server_seed, now, "clock", cause={"timer": {"due": due[key]}})
     assert cmd.game is not None and cmd.game.on_timer is not None, "a game clock without a game"
     cmd.game.on_timer(cmd, key)
+    within_budget(cmd)
     return cmd

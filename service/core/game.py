@@ -115,8 +115,10 @@ class Option:
         return out
 
 
-def max_rounds(default: int, doc: str) -> Option:
-    return Option("max_rounds", default, min=1, max=1_000_000, doc=doc)
+def max_rounds(default: int, doc: str, most: int) -> Option:
+    """The hard cap every game has (RULES.md, Stuck games), at most `most`: a bound chosen so
+    that the longest game it allows stays under the event budget (`command.EVENT_BUDGET`)."""
+    return Option("max_rounds", default, min=1, max=most, doc=doc)
 
 
 def random_bot(view: Mapping, rng: BotRng) -> dict:
@@ -218,6 +220,9 @@ class Game:
     hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
+    # the result when the game reaches its event budget (reason `event_limit`; RULES.md, Stuck
+    # games: "ends the same way" as at `max_rounds`); none: a draw
+    over_budget: Callable[[dict], dict] | None = None
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     problems: Mapping[str, str] = field(default_factory=dict)

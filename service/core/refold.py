@@ -126,8 +126,19 @@ def _create(data: dict, seed: bytes, at: str) -> list[dict]:
     deal = data.get("deal")
     if deal is not None and not data.get("test"):
         raise Failed(1, "only a test game may have a fixed deal")
+    budget = data.get("event_budget")
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool)):
+        raise Failed(1, "a malformed event budget")
     cmd = command.create(
-        data["id"], game.name, options, seats, seed, at, bool(data.get("test")), deal
+        data["id"],
+        game.name,
+        options,
+        seats,
+        seed,
+        at,
+        bool(data.get("test")),
+        deal,
+        event_budget=budget,
     )
     return cmd.events
 

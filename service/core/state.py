@@ -49,6 +49,7 @@ class GameState(TypedDict):
     started_at: NotRequired[str]  # the deal's time
     deal: NotRequired[dict]  # a test game's fixed deal
     awaited: NotRequired[dict[str, str]]  # with move clocks: since when each seat is awaited
+    event_budget: NotRequired[int]  # the most events the game may have (from `created`)
 
 
 class BadLog(ValueError):
@@ -120,6 +121,8 @@ def apply(state: dict, event: dict, game: Game | None = None) -> None:
         )
         if "deal" in data:
             state["deal"] = data["deal"]
+        if "event_budget" in data:
+            state["event_budget"] = data["event_budget"]
     elif kind == "seat_taken":
         seat = state["seats"][data["seat"]]
         seat.pop("open", None)

@@ -9,6 +9,7 @@ for, so a late or repeated job changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets as _secrets
@@ -19,12 +20,12 @@ from ..core import bots, command, fairness
 from ..core.clock import utc_now
 from ..core.game import RuleError
 from ..core.views import game_view, shown_event
-from ..store import Conflict, Replayed, Store
+from ..store import STORE_DOWN, Conflict, Replayed, Store
 from . import idempotency, tokens
 from .archiving import Archiver, ended_ms
 from .audits import Audits
+from .creating import Plan, new_game_id, plan
 from .creating import answer as create_answer
-from .creating import new_game_id, plan
 from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .loading import Games, NotFound
@@ -33,6 +34,10 @@ from .scheduling import Scheduler
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
 
 MAX_RETRIES = 50
+# a create's idempotency claim before it is answered: if the request dies with the store away,
+# its key is free again this soon (a retry that finds the game made answers it instead)
+CREATE_CLAIM_TTL_S = 60
+CAP_SAMPLE = 20  # held games checked for an end when a client is at its cap
 SEED_TICKET_TTL_S = 15 * 60
 log = logging.getLogger("batayo.engine")
 
@@ -54,8 +59,12 @@ class Engine:
         clock=utc_now,
         snapshot_every: int = 64,
         cache_size: int = 512,
+        event_budget: int | None = command.EVENT_BUDGET,
+        games_per_client: int = 0,
     ) -> None:
         self.store = store
+        self.event_budget = event_budget  # recorded in each game it creates
+        self.games_per_client = games_per_client  # games in play one client may create; 0: any
         self.dispatcher = dispatcher
         self.test_games = test_games
         self.clock = clock
@@ -197,14 +206,21 @@ class Engine:
         if claim:
             fp = fingerprint(body)
             sealed = {str(s): tokens.seal(t, idem_key) for s, t in planned.tokens.items()}
-            prior = self.store.claim(claim, idempotency.create_record(fp, planned.id, sealed))
+            record = idempotency.create_record(fp, planned.id, sealed)
+            prior = self.store.claim(claim, record, CREATE_CLAIM_TTL_S)
             if prior is not None:
+                if "answer" not in prior and prior.get("id") and self.store.exists(prior["id"]):
+                    return self._resume_create(claim, prior, fp, idem_key)
                 return idempotency.replay_create(prior, fp, idem_key)
         try:
             if planned.seed is None:
                 ticket = body.get("seed_ticket")
                 planned.seed = self._ticket_seed(ticket) if ticket else fairness.new_server_seed()
-            answer = self._create(planned)
+            answer = self._create(planned, client)
+        except STORE_DOWN:
+            # the game may have been made: the claim stays (it expires soon), and a retry with
+            # the key finds the game and answers it (`_resume_create`)
+            raise
         except BaseException:
             if claim:
                 self.store.release_claim(claim)  # a failed request leaves its key free again
@@ -215,7 +231,67 @@ class Engine:
             )
         return answer
 
-    def _create(self, planned) -> dict:
+    def _hold(self, client: str, game_id: str) -> None:
+        """Count a new game against its client's cap of games in play: 429 beyond it. Games
+        that ended leave the count as they end; a sample of the held ones is checked too, so a
+        count that missed an end (a crash between) heals, at a bounded cost per refusal."""
+        cap = self.games_per_client
+        if not cap or not client:
+            return
+        who = _client_digest(client)
+        held, sample = self.store.client_games(who, sample=CAP_SAMPLE)
+        if held >= cap:
+            over = [gid for gid in sample if self._over(gid)]
+            self.store.release_game(who, *over)
+            held -= len(over)
+        if held >= cap or self.store.hold_game(who, game_id) > cap:
+            self.store.release_game(who, game_id)
+            raise RuleError(
+                "too_many_games",
+                f"this client has {cap} games in play, the most allowed: finish one first",
+                429,
+            )
+
+    def _unhold(self, meta: dict, game_id: str) -> None:
+        if "client" in meta:
+            self.store.release_game(meta["client"], game_id)
+
+    def _over(self, game_id: str) -> bool:
+        try:
+            return self.load(game_id)["status"] == "finished"
+        except NotFound:
+            return True
+
+    def _resume_create(self, claim: str, prior: dict, fp: str, idem_key: str) -> dict:
+        """A create whose first request made the game but never answered (the store went away
+        after its script): finish it (index, journal) and answer it, tokens from the claim."""
+        idempotency.check(prior, fp)
+        game_id = prior["id"]
+        state = self.load(game_id)
+        created = self.all_events(game_id, 0, 1)[0]["data"]
+        created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+        self._settle_created(game_id, state["game"], state, created_ms)
+        self.scheduler.due(game_id)
+        unsealed = {
+            int(seat): tokens.unseal(sealed, idem_key, game_id, int(seat))
+            for seat, sealed in prior["tokens"].items()
+        }
+        planned = Plan(
+            id=game_id,
+            game=state["game"],
+            options=state["options"],
+            seats=created["seats"],
+            tokens=unsealed,
+            test=state.get("test", False),
+            deal=None,
+        )
+        answer = create_answer(planned, state)
+        self.store.settle_claim(
+            claim, idempotency.create_record(fp, game_id, prior["tokens"], answer)
+        )
+        return answer
+
+    def _create(self, planned, client: str = "") -> dict:
         now = self.clock()
         game_id = planned.id
         cmd = command.create(
@@ -227,21 +303,57 @@ class Engine:
             now,
             planned.test,
             planned.deal,
+            event_budget=self.event_budget,
         )
         meta = {"seed": planned.seed.hex(), "game": planned.game, "created": now}
         meta.update({f"token:{s}": tokens.digest(t) for s, t in planned.tokens.items()})
         if planned.fixed_id and self.store.archived(game_id) is not None:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
-        if not self.store.create_meta(game_id, meta):
-            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
-        try:
-            self._append(game_id, None, cmd)
-        except Conflict:
-            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409) from None
         created_ms = int(_moment(now).timestamp() * 1000)
-        self.store.index(game_id, planned.game, cmd.state["status"], created_ms)
+        # noted first, so that a create cut short after its script is finished by the sweep
+        if self.games_per_client and client:
+            meta["client"] = _client_digest(client)  # so that its end frees the client's slot
+        self._hold(client, game_id)
+        self.store.note_creating(game_id, created_ms)
+        try:
+            made = self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8))
+        except STORE_DOWN:
+            raise  # it may be made: the slot stays held (checked against its status later)
+        except BaseException:
+            self._unhold(meta, game_id)
+            raise
+        if not made:
+            self._unhold(meta, game_id)
+            self.store.created(game_id)
+            raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
+        self.games.remember(game_id, cmd.state)
+        self.store.count(game_id, games_created=1, events_appended=len(cmd.events))
+        self._settle_created(game_id, planned.game, cmd.state, created_ms)
         self.scheduler.schedule(None, cmd.state)
         return create_answer(planned, cmd.state)
+
+    def _settle_created(self, game_id: str, game: str, state: dict, created_ms: int) -> None:
+        """A made game into the listing indexes (another slot in a cluster: not in the create's
+        script), then off the create journal."""
+        self.store.index(game_id, game, state["status"], created_ms)
+        self.store.created(game_id)
+
+    def settle_unfinished_creates(self, older_than_s: float = 30.0) -> int:
+        """Finish the creates cut short between their script and the index (the sweep's job):
+        a game that was made is indexed with its status and its due work enqueued; a create that
+        made nothing leaves the journal. Returns how many were settled."""
+        before_ms = int((_moment(self.clock()).timestamp() - older_than_s) * 1000)
+        settled = 0
+        for game_id in self.store.unsettled(before_ms):
+            if self.store.exists(game_id):
+                state = self.load(game_id)
+                created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+                self._settle_created(game_id, state["game"], state, created_ms)
+                self.scheduler.due(game_id)
+            else:
+                self.store.created(game_id)
+            settled += 1
+        return settled
 
     def join(self, game_id: str, body: dict, idem_key: str | None = None, client: str = "") -> dict:
         """Take the first open seat (an idempotency key is scoped to the client, as for create)."""
@@ -336,6 +448,8 @@ class Engine:
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:
+                if cached is not None:  # decided on what this process kept: load and look again
+                    continue
                 if expected is not None:  # the stream is not at If-Match's version
                     raise Stale(conflict.current) from None
                 continue
@@ -375,7 +489,24 @@ class Engine:
             "bot_moves": 1 if cmd.actor == "bot" else 0,
             "timers_fired": 1 if cmd.actor == "clock" else 0,
         }
-        self.store.append(game_id, old, cmd.events, idem, snapshot, meta, counts)
+        try:
+            self.store.append(
+                game_id,
+                old,
+                cmd.events,
+                idem,
+                snapshot,
+                meta,
+                counts,
+                expected_hash=before["hash"] if before else "",
+                # a new id for each decision: redis-py resending this very append (a lost reply)
+                # finds it applied; a new decision after a conflict is another command
+                command_id=_secrets.token_hex(8),
+            )
+        except Conflict as conflict:
+            if conflict.diverged:  # the stream lost what this process saw: never build on it
+                self.games.forget(game_id)
+            raise
         self.games.remember(game_id, cmd.state)
         log.info(
             "appended",
@@ -387,6 +518,10 @@ class Engine:
                 self.store.mark_finished(game_id, ended_ms(cmd.state))
                 if self.dispatcher is not None:  # its audits made off the request path
                     self.dispatcher.enqueue("audit", (game_id,), job_id=f"audit-{game_id}")
+            if cmd.state["status"] == "finished" and self.games_per_client:
+                creator = self.store.meta(game_id).get("client")
+                if creator:  # the game no longer counts against its client's cap
+                    self.store.release_game(creator, game_id)
 
     # -- the jobs ------------------------------------------------------------------------------
 
@@ -409,6 +544,11 @@ class Engine:
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)
+
+
+def _client_digest(client: str) -> str:
+    """A client's key in the store: a digest of its address (any text, fixed length)."""
+    return hashlib.sha256(client.encode()).hexdigest()[:32]
 
 
 def _moment(at: str) -> datetime:

@@ -35,6 +35,12 @@ class RQDispatcher:
 
         self.queue = Queue(QUEUE, connection=connection)
 
+    def exists(self, job_id: str) -> bool:
+        """Whether the queue still holds this job (scheduled, queued, running or just done)."""
+        from rq.job import Job
+
+        return Job.exists(job_id, connection=self.queue.connection)
+
     def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
         from rq import Retry
 

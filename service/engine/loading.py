@@ -1,7 +1,9 @@
 """Loading games, and what the engine keeps of them in memory.
 
 The latest state of each recent game is kept (shared, never changed: commands copy before they
-decide), so loading an unchanged game costs one round trip that returns nothing new; seeds and
+decide), so loading an unchanged game costs one round trip that returns nothing new (the store
+checks the kept version's hash is still in the stream, so a Redis that lost writes makes this
+process start again from the log, never build on what it lost); seeds and
 token digests never change once set, so they are kept too, bounded like the states.
 """
 
@@ -32,7 +34,12 @@ class Games:
         A state handed out is shared with the cache: read it, never change it."""
         cached = self._states.get(game_id)
         known = cached if cached and (at is None or cached["version"] <= at) else None
-        snap, events = self.store.load(game_id, at, known["version"] if known else 0)
+        snap, events, reset = self.store.load_since(
+            game_id, at, known["version"] if known else 0, (known or {}).get("hash") or ""
+        )
+        if reset:  # the stream no longer holds what we saw (Redis lost writes): start again
+            self.forget(game_id)
+            known = None
         if snap is not None:
             state = snap
         elif known is not None:
@@ -51,6 +58,10 @@ class Games:
 
     def cached(self, game_id: str) -> dict | None:
         return self._states.get(game_id)
+
+    def forget(self, game_id: str) -> None:
+        """Drop the kept state: the store disagrees with it (an append found another tip)."""
+        self._states.pop(game_id, None)
 
     def exists(self, game_id: str) -> bool:
         """Whether the game exists; games are never deleted, so one held in memory does."""

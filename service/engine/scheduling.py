@@ -115,18 +115,41 @@ class Scheduler:
     def sweep(self, again_in_s: int = 0) -> int:
         """Restore the due work of every game in play: what is due is derived from the log, so
         after a crash (jobs lost, workers killed) this makes every game move again. Jobs that
-        did survive only run twice, which changes nothing. With `again_in_s` the sweep comes
-        back after that long (one chain only, however many workers started one). Returns how
-        many games it saw."""
+        did survive only run twice, which changes nothing. Creates cut short before their index
+        are finished first, and a listed status the log has moved past is corrected. With
+        `again_in_s` the sweep comes back after that long (one chain only, however many workers
+        started one; `rearm` starts it again if the queue lost it). Returns how many games in
+        play it saw."""
         engine = self.engine
+        engine.settle_unfinished_creates()
         count = 0
         for game_id in engine.store.playing():
-            self.due(game_id)
+            state = engine.load(game_id)
+            if state["status"] != "playing":  # its status change was lost with the store
+                engine.store.set_status(game_id, state["status"])
+            self.schedule(None, state)
             count += 1
         # finished games past their retention delay leave Redis for the archive
         engine.archiver.run(int(_moment(engine.clock()).timestamp() * 1000))
         if again_in_s and self.dispatcher is not None:
             due = add_seconds(engine.clock(), again_in_s)
             if engine.store.claim_sweep(due, again_in_s):
-                self.dispatcher.enqueue("sweep", (again_in_s,), at=due, job_id=job_id("sweep", due))
+                next_job = job_id("sweep", due)
+                self.dispatcher.enqueue("sweep", (again_in_s,), at=due, job_id=next_job)
+                engine.store.arm_sweep(next_job, 3 * again_in_s)
         return count
+
+    def rearm(self, every_s: int) -> bool:
+        """The watchdog's check: if the sweep's next job is not in the queue (the queue's keys
+        were flushed or evicted, or the chain never started), start the chain again now. True
+        if this call did (one process of many)."""
+        store, exists = self.engine.store, getattr(self.dispatcher, "exists", None)
+        if exists is None:  # an in-process queue is not lost with Redis
+            return False
+        armed = store.armed_sweep()
+        if armed is not None and exists(armed):
+            return False
+        if not store.claim_rearm(every_s):
+            return False
+        self.dispatcher.enqueue("sweep", (every_s,), job_id=job_id("sweep", "rearm"))
+        return True

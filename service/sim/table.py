@@ -34,6 +34,7 @@ class Table:
         simulation: bool = False,
         fairness: int = FAIRNESS,
         kept: bool = True,
+        event_budget: int | None = command.EVENT_BUDGET,
     ) -> None:
         """With `simulation` the table skips what only a stored game needs: events are not
         sealed into the hash chain, the state moves on in place instead of being copied per
@@ -64,6 +65,7 @@ class Table:
             deal=deal,
             sealed=not simulation,
             fairness_version=fairness,
+            event_budget=event_budget,
         )
         self.events: list[dict] = list(cmd.events)
         self.state = cmd.state
@@ -162,6 +164,8 @@ class Table:
         choose = bots.chooser(game, self.seed, chosen)
         decide = cmd.decide
         events = self.events
+        budget = state.get("event_budget")
+        last = budget - 1 if budget else float("inf")  # where `command.act` ends it, as here
         try:
             for _ in range(limit):
                 if state["status"] != "playing":
@@ -171,6 +175,8 @@ class Table:
                     raise RuntimeError("a game under way awaits no seat")
                 seat = seats[0]
                 decide(seat, choose(state, seat, seats), "bot")
+                if state["version"] >= last:
+                    command.within_budget(cmd)
                 if kept:
                     events += cmd.events
         except Exception:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Iterator
 
 import redis
@@ -22,40 +23,145 @@ from .index import GameIndex
 
 log = logging.getLogger(__name__)
 
+# Lua helpers every game script shares. A stream entry holds the event's JSON (`e`, first)
+# and, on a batch's first event, the id of the command that appended it (`c`). The chain hash
+# is read from the JSON (a field of its own would cost 14% more memory per event): an event
+# is sealed with its hash last, so its JSON ends `"hash": "<64 hex>"}` and the hash is sliced
+# off the end; any other JSON is decoded.
+_LUA_HASH_AT = """
+local function hash_at(v)
+  local found = redis.call('XRANGE', KEYS[1], v .. '-0', v .. '-0')[1]
+  if not found then return false end
+  local e = found[2][2]
+  if string.sub(e, -75, -67) == '"hash": "' and string.sub(e, -2) == '"}' then
+    return string.sub(e, -66, -3)
+  end
+  return cjson.decode(e)['hash']
+end
+"""
+
+# Finds the command `cmd` among the entries after version `after` (a retried append whose first
+# try was applied, its reply lost): the version its batch of `n` events reached, else false.
+_LUA_DONE = """
+local function done_at(after, cmd, n)
+  if cmd == '' then return false end
+  local entries = redis.call('XRANGE', KEYS[1], (after + 1) .. '-0', '+', 'COUNT', 512)
+  for _, entry in ipairs(entries) do
+    local f = entry[2]
+    for j = 1, #f - 1, 2 do
+      if f[j] == 'c' and f[j + 1] == cmd then
+        return tonumber(string.match(entry[1], '^(%d+)')) + n - 1
+      end
+    end
+  end
+  return false
+end
+"""
+
+# Appends ARGV[first..] (each event's JSON) after version `current`, tagging the first with
+# the command id.
+_LUA_ADD = """
+local function add(current, first, cmd)
+  local n = #ARGV - first + 1
+  for i = 1, n do
+    if i == 1 and cmd ~= '' then
+      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[first], 'c', cmd)
+    else
+      redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[first + i - 1])
+    end
+  end
+  return current + n
+end
+"""
+
 # KEYS: stream, idempotency key, snapshot, meta. ARGV: expected version, idempotency record
-# ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, a meta field and its
-# value ('' for none), then the events' JSON. All or nothing: one script.
-_APPEND = """
+# ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, snapshot hash, a meta
+# field and its value ('' for none), the expected tip hash ('' not checked), the command id
+# ('' for none), then each event's JSON. All or nothing: one script.
+# The append happens only if the stream's length AND the hash of its tip are what the caller
+# decided on: a stream that lost events (a failover, a restore) and grew again to the same
+# length is told apart. A command already in the stream (a retry after a lost reply) answers
+# 'done' with the version its first try reached, and appends nothing.
+_APPEND = (
+    _LUA_HASH_AT
+    + _LUA_DONE
+    + _LUA_ADD
+    + """
+local n = #ARGV - 10
 if ARGV[2] ~= '' then
   local prior = redis.call('GET', KEYS[2])
   if prior then return {'idem', prior} end
 end
+local expected = tonumber(ARGV[1])
 local current = redis.call('XLEN', KEYS[1])
-if current ~= tonumber(ARGV[1]) then return {'conflict', tostring(current)} end
-for i = 8, #ARGV do
-  redis.call('XADD', KEYS[1], (current + i - 7) .. '-0', 'e', ARGV[i])
+if current ~= expected then
+  local done = current > expected and done_at(expected, ARGV[10], n)
+  if done then return {'done', tostring(done)} end
+  return {'conflict', tostring(current)}
 end
+if ARGV[9] ~= '' and current > 0 and hash_at(current) ~= ARGV[9] then
+  return {'diverged', tostring(current)}
+end
+local new = add(current, 11, ARGV[10])
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'EX', tonumber(ARGV[3])) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'v', ARGV[4], 's', ARGV[5]) end
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
-return {'ok', tostring(current + #ARGV - 7)}
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'v', ARGV[4], 's', ARGV[5], 'h', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[4], ARGV[7], ARGV[8]) end
+return {'ok', tostring(new)}
 """
+)
+
+# KEYS: stream, meta. ARGV: the command id, then the meta's field count, its fields and values
+# (the seed first, the seats' token digests), then each event's JSON. A game is made
+# whole or not at all: meta, tokens and first events in one script. 'taken' if the id is in use
+# (a fixed test id), 'done' if this very command made it (a retry after a lost reply).
+_CREATE = (
+    _LUA_DONE
+    + _LUA_ADD
+    + """
+local fields = tonumber(ARGV[2])
+local first = 3 + 2 * fields
+local n = #ARGV - first + 1
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local done = done_at(0, ARGV[1], n)
+  if done then return {'done', tostring(done)} end
+  return {'taken', ''}
+end
+if redis.call('HSETNX', KEYS[2], ARGV[3], ARGV[4]) == 0 then return {'taken', ''} end
+if fields > 1 then redis.call('HSET', KEYS[2], unpack(ARGV, 5, first - 1)) end
+return {'ok', tostring(add(0, first, ARGV[1]))}
+"""
+)
 
 # KEYS: stream, snapshot. ARGV: the version wanted ('+' for the latest), the version the caller
-# already holds (0 for none). Returns the snapshot (false when the caller's state is as good)
-# and the events after the starting point, in one round trip.
-_LOAD = """
+# already holds (0 for none) and its hash ('' not checked). Returns the snapshot (false when
+# the caller's state is as good), the events after the starting point, and 1 when the caller's
+# state is not in the stream any more (the stream lost or replaced events: start again), in
+# one round trip. A snapshot is used only if the stream holds the very event it was made at.
+_LOAD = (
+    _LUA_HASH_AT
+    + """
 local upto = ARGV[1]
 local from = tonumber(ARGV[2]) + 1
+local reset = 0
+if from > 1 and ARGV[3] ~= '' and hash_at(from - 1) ~= ARGV[3] then
+  from = 1
+  reset = 1
+end
 local snap = false
 local snapv = redis.call('HGET', KEYS[2], 'v')
 if snapv and tonumber(snapv) >= from and (upto == '+' or tonumber(snapv) <= tonumber(upto)) then
-  snap = redis.call('HGET', KEYS[2], 's')
-  from = tonumber(snapv) + 1
+  local s = redis.call('HMGET', KEYS[2], 's', 'h')
+  local h = s[2]
+  if not h then h = cjson.decode(s[1])['hash'] end
+  if h == '' or hash_at(tonumber(snapv)) == h then
+    snap = s[1]
+    from = tonumber(snapv) + 1
+  end
 end
 local last = upto == '+' and '+' or (upto .. '-0')
-return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last), redis.call('EXISTS', KEYS[1])}
+return {snap, redis.call('XRANGE', KEYS[1], from .. '-0', last), reset, redis.call('EXISTS', KEYS[1])}
 """
+)
 
 # KEYS: the game's keys (the stream first). ARGV: the version archived. Deletes them only if the
 # stream still ends there (an archived game is finished: it cannot grow, but never guess).
@@ -78,24 +184,20 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
-# KEYS: the ticket. ARGV: now (epoch seconds). A seed ticket is taken once: 'ok' and the seed,
-# or why not ('unknown', 'used', 'expired'); the record stays a day past its expiry so that a
-# late or repeated use is told apart from a ticket that never was.
+# KEYS: the ticket. ARGV: now (epoch seconds), who takes it. A seed ticket is taken once: 'ok'
+# and the seed, or why not ('unknown', 'used', 'expired'); the record stays a day past its
+# expiry so that a late or repeated use is told apart from a ticket that never was. The same
+# taker again (redis-py resending after a lost reply) gets 'ok' again.
 _TAKE_TICKET = """
 local t = redis.call('HMGET', KEYS[1], 'seed', 'expires', 'used')
 if not t[1] then return {'unknown', ''} end
-if t[3] then return {'used', ''} end
+if t[3] then
+  if t[3] == ARGV[2] then return {'ok', t[1]} end
+  return {'used', ''}
+end
 if tonumber(t[2]) <= tonumber(ARGV[1]) then return {'expired', ''} end
-redis.call('HSET', KEYS[1], 'used', '1')
+redis.call('HSET', KEYS[1], 'used', ARGV[2])
 return {'ok', t[1]}
-"""
-
-# KEYS: meta. ARGV: field, value pairs, the first being the seed. Set only if the game has no
-# seed yet (a fixed test id may be taken).
-_CREATE_META = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
-return 1
 """
 
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -105,12 +207,19 @@ GAME_PARTS = ("events", "snap", "meta", "audits")
 TICKET_KEPT_S = 24 * 3600
 
 
-class Conflict(Exception):
-    """The stream is not at the expected version."""
+# The store not answering (a lost connection, a timeout): what was sent may or may not have been
+# applied, so a caller must not take it as a refusal.
+STORE_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
-    def __init__(self, current: int) -> None:
+
+class Conflict(Exception):
+    """The stream is not at the expected version, or is at it with another tip (`diverged`: it
+    lost events and grew again, so the caller's state is not the stream's)."""
+
+    def __init__(self, current: int, diverged: bool = False) -> None:
         super().__init__(f"the game is at version {current}")
         self.current = current
+        self.diverged = diverged
 
 
 class Replayed(Exception):
@@ -123,6 +232,11 @@ class Replayed(Exception):
 
 def key(game_id: str, part: str) -> str:
     return f"game:{{{game_id}}}:{part}"
+
+
+def _entries(events: list[dict]) -> list[str]:
+    """Each event's JSON, as the scripts take them."""
+    return [json.dumps(e, ensure_ascii=False) for e in events]
 
 
 def _event(entry: tuple | list) -> dict:
@@ -142,7 +256,7 @@ class Store:
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
         self._take_ticket = client.register_script(_TAKE_TICKET)
-        self._create_meta = client.register_script(_CREATE_META)
+        self._create = client.register_script(_CREATE)
         self.games = GameIndex(client)
         self.clustered = is_cluster(client)
 
@@ -157,23 +271,42 @@ class Store:
         snapshot: dict | None = None,
         meta: tuple[str, str] | None = None,
         counts: dict[str, int] | None = None,
+        expected_hash: str = "",
+        command_id: str = "",
     ) -> int:
-        """Append `events` if the stream is at `expected`; the new version, else Conflict/Replayed.
+        """Append `events` if the stream is at `expected` and its tip's hash is `expected_hash`
+        (when given); the new version, else Conflict/Replayed.
 
+        `command_id` makes the append safe to send twice: redis-py sends a command again when
+        its reply is lost, and the second try finds the first in the stream and answers the
+        version it reached instead of a conflict (one POST is never two moves).
         `counts` are added to the service-wide counters (see `count`) in the same round trip
         when the append succeeds."""
         idem_key, idem_record = (
             (key(game_id, f"idem:{idem[0]}"), json.dumps(idem[1])) if idem else ("", "")
         )
-        snap_v, snap = (str(snapshot["version"]), json.dumps(snapshot)) if snapshot else ("", "")
+        snap_v, snap, snap_h = (
+            (str(snapshot["version"]), json.dumps(snapshot), snapshot.get("hash") or "")
+            if snapshot
+            else ("", "", "")
+        )
         keys = [
             key(game_id, "events"),
             idem_key or key(game_id, "idem:-"),
             key(game_id, "snap"),
             key(game_id, "meta"),
         ]
-        args = [expected, idem_record, IDEMPOTENCY_TTL_S, snap_v, snap, *(meta or ("", ""))] + [
-            json.dumps(e, ensure_ascii=False) for e in events
+        args = [
+            expected,
+            idem_record,
+            IDEMPOTENCY_TTL_S,
+            snap_v,
+            snap,
+            snap_h,
+            *(meta or ("", "")),
+            expected_hash,
+            command_id,
+            *_entries(events),
         ]
         counts = {name: n for name, n in (counts or {}).items() if n}
         answer = None
@@ -185,6 +318,7 @@ class Store:
             pipe.evalsha(self._append.sha, len(keys), *keys, *args)
             _counters.add(pipe, counts, game_id)
             answer = pipe.execute(raise_on_error=False)[0]
+            # 'done': a resent pipeline whose first run counted already
             if isinstance(answer, Exception) or answer[0] != b"ok":
                 self.count(game_id, **{name: -n for name, n in counts.items()})
                 if isinstance(answer, redis.exceptions.NoScriptError):
@@ -195,25 +329,34 @@ class Store:
                     counts = {}
         if answer is None:
             answer = self._append(keys=keys, args=args)
-            if answer[0] == b"ok" and counts:
+            # 'done': a resend whose first try's reply (and so its counting) was lost
+            if answer[0] in (b"ok", b"done") and counts:
                 self._count_after(game_id, counts)
         status, value = answer
-        if status == b"conflict":
-            raise Conflict(int(value))
+        if status in (b"conflict", b"diverged"):
+            raise Conflict(int(value), diverged=status == b"diverged")
         if status == b"idem":
             raise Replayed(json.loads(value))
         return int(value)
 
-    def set_meta(self, game_id: str, fields: dict[str, str]) -> None:
-        self.redis.hset(key(game_id, "meta"), mapping=fields)
-
-    def create_meta(self, game_id: str, fields: dict[str, str]) -> bool:
-        """Set a new game's meta (its seed first); False if the game exists already."""
+    def create(
+        self, game_id: str, fields: dict[str, str], events: list[dict], command_id: str
+    ) -> bool:
+        """Make a game in one script: its meta (the seed first, the token digests) and its first
+        events, or nothing. False if the id is taken; True if made, by this call or by a first
+        try of the same `command_id` whose reply was lost."""
         flat = ["seed", fields["seed"]]
         for name, value in fields.items():
             if name != "seed":
                 flat += [name, value]
-        return bool(self._create_meta(keys=[key(game_id, "meta")], args=flat))
+        status, _ = self._create(
+            keys=[key(game_id, "events"), key(game_id, "meta")],
+            args=[command_id, len(flat) // 2, *flat, *_entries(events)],
+        )
+        return status != b"taken"
+
+    def set_meta(self, game_id: str, fields: dict[str, str]) -> None:
+        self.redis.hset(key(game_id, "meta"), mapping=fields)
 
     def issue_ticket(self, ticket: str, seed_hex: str, expires: int, ttl_s: int) -> None:
         name = f"seedticket:{ticket}"
@@ -224,7 +367,8 @@ class Store:
 
     def take_ticket(self, ticket: str, now: int) -> tuple[str, str]:
         """('ok', seed hex) the first time a live ticket is taken, else why not."""
-        status, seed = self._take_ticket(keys=[f"seedticket:{ticket}"], args=[now])
+        taker = secrets.token_hex(8)
+        status, seed = self._take_ticket(keys=[f"seedticket:{ticket}"], args=[now, taker])
         return status.decode(), seed.decode()
 
     def claim_sweep(self, due: str, every_s: int) -> bool:
@@ -235,6 +379,61 @@ class Store:
         """Record the game in the listing indexes (newest first by creation time)."""
         self.games.add(game_id, game, status, created_ms)
 
+    # A create's journal: a game is noted before its script runs and cleared once indexed, so a
+    # create cut short between the two (a lost reply, a crash; the index is another slot in a
+    # cluster) is finished by the sweep: never a game nobody lists.
+    def note_creating(self, game_id: str, at_ms: int) -> None:
+        self.redis.zadd("{games}:creating", {game_id: at_ms})
+
+    def created(self, game_id: str) -> None:
+        self.redis.zrem("{games}:creating", game_id)
+
+    def unsettled(self, before_ms: int, limit: int = 1000) -> list[str]:
+        """Games noted as being created before `before_ms` and never cleared, oldest first."""
+        ids = self.redis.zrangebyscore("{games}:creating", "-inf", before_ms, start=0, num=limit)
+        return [i.decode() for i in ids]
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.redis.exists(key(game_id, "events")))
+
+    # The games in play each client created (a client: a digest of its address), for the cap
+    # on games in play per client; a game leaves its creator's set when it ends.
+    def client_games(self, client: str, sample: int | None = None) -> tuple[int, list[str]]:
+        """How many games the client holds, and (up to `sample` of, or all) their ids."""
+        name = f"client:{client}:games"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.scard(name)
+        pipe.srandmember(name, sample) if sample else pipe.smembers(name)
+        count, ids = pipe.execute()
+        return count, [i.decode() for i in ids]
+
+    def hold_game(self, client: str, game_id: str) -> int:
+        """Count the game as the client's; how many it holds now."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(f"client:{client}:games", game_id)
+        pipe.scard(f"client:{client}:games")
+        return pipe.execute()[1]
+
+    def release_game(self, client: str, *game_ids: str) -> None:
+        if game_ids:
+            self.redis.srem(f"client:{client}:games", *game_ids)
+
+    # The sweep's chain: the id of its next scheduled job, so a watchdog can tell when the
+    # queue lost it (the queue's keys flushed or evicted) and start the chain again.
+    def arm_sweep(self, job_id: str, ttl_s: int) -> None:
+        self.redis.set("sweep:job", job_id, ex=ttl_s)
+
+    def armed_sweep(self) -> str | None:
+        raw = self.redis.get("sweep:job")
+        return raw.decode() if raw else None
+
+    def claim_rearm(self, ttl_s: int) -> bool:
+        """Whether this process starts the sweep's chain again (one, however many watch)."""
+        if not self.redis.set("sweep:rearm", "1", nx=True, ex=max(1, ttl_s)):
+            return False
+        self.redis.delete("sweep:next")  # the lost chain's claim would stop the new one
+        return True
+
     def set_status(self, game_id: str, status: str) -> None:
         self.games.set_status(game_id, status)
 
@@ -244,12 +443,15 @@ class Store:
         raw = self.redis.get(key(game_id, f"idem:{idem_hash}"))
         return json.loads(raw) if raw else None
 
-    def claim(self, name: str, record: dict) -> dict | None:
-        """Store `record` under a global idempotency key unless one is there: None, or the prior."""
-        if self.redis.set(f"idem:{name}", json.dumps(record), nx=True, ex=IDEMPOTENCY_TTL_S):
+    def claim(self, name: str, record: dict, ttl_s: int = IDEMPOTENCY_TTL_S) -> dict | None:
+        """Store `record` under a global idempotency key unless one is there: None, or the prior.
+
+        Safe to send twice: a record equal to ours is our own first try (a lost reply)."""
+        if self.redis.set(f"idem:{name}", json.dumps(record), nx=True, ex=ttl_s):
             return None
         raw = self.redis.get(f"idem:{name}")
-        return json.loads(raw) if raw else {}
+        prior = json.loads(raw) if raw else {}
+        return None if prior == json.loads(json.dumps(record)) else prior
 
     def settle_claim(self, name: str, record: dict) -> None:
         self.redis.set(f"idem:{name}", json.dumps(record), ex=IDEMPOTENCY_TTL_S)
@@ -269,13 +471,22 @@ class Store:
     ) -> tuple[dict | None, list[dict]]:
         """The latest snapshot newer than `known` and at or before `at` (or None when the caller's
         state at `known` is the better start), and the events after that start up to `at`."""
-        snap, entries, *exists = self._load(
+        snap, events, _ = self.load_since(game_id, at, known)
+        return snap, events
+
+    def load_since(
+        self, game_id: str, at: int | None, known: int, known_hash: str = ""
+    ) -> tuple[dict | None, list[dict], bool]:
+        """`load`, checking that the stream still holds the caller's version `known` with hash
+        `known_hash`; if it does not (it lost or replaced events), the third value is True and
+        the rest is a load from scratch (a snapshot the stream agrees with, and events)."""
+        snap, entries, reset, exists = self._load(
             keys=[key(game_id, "events"), key(game_id, "snap")],
-            args=["+" if at is None else at, known],
+            args=["+" if at is None else at, known, known_hash],
         )
-        if not exists or exists[0] or (archived := self.archived(game_id)) is None:
-            return (json.loads(snap) if snap else None), [_event(e) for e in entries]
-        return archived.load(at, known)
+        if exists or (archived := self.archived(game_id)) is None:
+            return (json.loads(snap) if snap else None), [_event(e) for e in entries], bool(reset)
+        return (*archived.load(at, known), False)  # finished, so never changed since
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict]:
         entries = self.redis.xrange(key(game_id, "events"), f"{after + 1}-0", "+", count=limit)

@@ -17,7 +17,7 @@ def options_for(draw, game: str) -> dict:
         elif option.name == "players":
             options[option.name] = draw(st.integers(option.min, option.max))
         elif option.name == "max_rounds":
-            options[option.name] = draw(st.sampled_from([20, 200]))
+            options[option.name] = draw(st.sampled_from([20, min(200, option.max)]))
     return options
 
 

@@ -197,6 +197,12 @@ def _lifecycle_data(game: Game, p: str, kind: str) -> dict:
             "test": {"type": "boolean"},
             "fairness": {"type": "integer", "enum": [2]},
             "deal": {"anyOf": [_deal(game), SEALED, {"type": "null"}]},
+            "event_budget": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "the most events the game may have: reached, it ends "
+                "(reason `event_limit`); absent in games created before budgets",
+            },
         }
         required = ["id", "game", "options", "seats", "seed_commitment", "test"]
     elif kind == "seat_taken":

@@ -439,7 +439,9 @@ def responses() -> dict:
     return {
         "Problem": {"description": "An error (RFC 9457).", "content": problem},
         "RateLimited": {
-            "description": "Too many requests from this client or with this token.",
+            "description": "Too many requests from this client or with this token "
+            "(`rate_limited`), or, creating a game, too many games in play created from this "
+            "client address (`too_many_games`).",
             "headers": {**retry, **RATE_HEADERS},
             "content": problem,
         },

@@ -60,7 +60,9 @@ OPTIONS = [
     Option("variant", "classique", choices=("classique", "sans_inconnue", "ouverte")),
     Option("gather", "random", choices=("random", "ordered"), doc="how a won pile becomes a pack"),
     Option("shortfall", "forfeit", choices=("forfeit", "play_out")),
-    max_rounds(10_000, "rounds after which the leader wins (a bataille chain counts once)"),
+    max_rounds(
+        10_000, "rounds after which the leader wins (a bataille chain counts once)", most=20_000
+    ),
 ]
 
 
@@ -301,10 +303,24 @@ def _end_round(cmd: Command) -> None:
     elif t["repeat"] is not None:  # rule 8
         cmd.end(result([], "cycle", rounds, cards=_counts(t), cycle_start=t["repeat"]))
     elif rounds >= state["options"]["max_rounds"]:
-        counts = _counts(t)
-        top = max(counts)
-        leaders = [s for s in alive if counts[s] == top]
-        cmd.end(result(leaders if len(leaders) == 1 else [], "round_limit", rounds, cards=counts))
+        cmd.end(_leader_wins(state, "round_limit"))
+
+
+def _leader_wins(state: State, reason: str) -> dict:
+    """The player still in with the most cards (pack and won pile) wins; equal leaders draw."""
+    t = state["table"]
+    counts = _counts(t)
+    alive = [s for s, out in enumerate(t["out"]) if not out]
+    top = max(counts)
+    leaders = [s for s in alive if counts[s] == top]
+    return result(leaders if len(leaders) == 1 else [], reason, t["round"], cards=counts)
+
+
+def over_budget(state: State) -> dict:
+    """Stuck games: at the event budget the game stops where it is, even within a round or a
+    bataille; the player with the most cards in pack and won pile wins (cards on the table
+    count for nobody), equal leaders draw (reason `event_limit`)."""
+    return _leader_wins(state, "event_limit")
 
 
 # -- the reducer -------------------------------------------------------------------------------

@@ -110,7 +110,7 @@ TABLE = Obj(
 )
 
 RESULT = {
-    "reason": Choice(("deals_played", "round_limit")),
+    "reason": Choice(("deals_played", "round_limit", "event_limit")),
     "scores": ListOf(Int()),
     "team_scores": Opt(ListOf(Int())),
 }

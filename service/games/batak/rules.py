@@ -43,7 +43,7 @@ OPTIONS = [
         True,
         doc="a player following suit must beat the led suit's highest card even after a trump",
     ),
-    max_rounds(40, "deals after which the leader wins (round_limit)"),
+    max_rounds(40, "deals after which the leader wins (round_limit)", most=100),
 ]
 
 
@@ -432,20 +432,36 @@ def _after_deal(cmd) -> None:
     state = cmd.state
     t, options = state["table"], state["options"]
     played = t["deals_played"]
-    units = teams(options)
-    unit_totals = [t["totals"][u[0]] for u in units]
-    top = max(unit_totals)
-    leaders = [s for u, total in zip(units, unit_totals, strict=True) if total == top for s in u]
-    single = len(leaders) == len(units[0])
-    extra: dict[str, Any] = {"scores": list(t["totals"])}
-    if options["mode"] == "esli":
-        extra["team_scores"] = unit_totals
+    leaders, single, extra = _standing(state)
     if played >= options["deals"] and single:
         cmd.end(result(leaders, "deals_played", played, **extra))
     elif played >= options["max_rounds"]:
         cmd.end(result(leaders if single else [], "round_limit", played, **extra))
     else:
         _deal(cmd, None)
+
+
+def _standing(state) -> tuple[list[int], bool, dict[str, Any]]:
+    """The seats with the highest total (a team's both seats in `esli`), whether one player or
+    team alone has it, and the scores the result reports."""
+    t, options = state["table"], state["options"]
+    units = teams(options)
+    unit_totals = [t["totals"][u[0]] for u in units]
+    top = max(unit_totals)
+    leaders = [s for u, total in zip(units, unit_totals, strict=True) if total == top for s in u]
+    extra: dict[str, Any] = {"scores": list(t["totals"])}
+    if options["mode"] == "esli":
+        extra["team_scores"] = unit_totals
+    return leaders, len(leaders) == len(units[0]), extra
+
+
+def over_budget(state) -> dict:
+    """Stuck games: at the event budget the game stops where it is; the deal in play is not
+    scored, and the highest total of the deals scored wins (in `esli`, the team's), a tie at
+    the top draws (reason `event_limit`)."""
+    leaders, single, extra = _standing(state)
+    played = state["table"]["deals_played"]
+    return result(leaders if single else [], "event_limit", played, **extra)
 
 
 # -- the reducer ----------------------------------------------------------------------------------

@@ -184,7 +184,15 @@ TABLE = Obj(
 
 RESULT = {
     "reason": Choice(
-        ("last_player", "all_out", "round_limit", "time", "sudden_death", "sudden_death_draw")
+        (
+            "last_player",
+            "all_out",
+            "round_limit",
+            "time",
+            "sudden_death",
+            "sudden_death_draw",
+            "event_limit",
+        )
     ),
     "cards": ListOf(Int(0)),
     "batayos": Int(0),

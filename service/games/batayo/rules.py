@@ -78,7 +78,11 @@ OPTIONS = [
         choices=("ordered", "random"),
         doc="order in which a winner puts the won cards under the pack",
     ),
-    max_rounds(2000, "tricks after which the player with most cards wins (a BATAYO chain is one)"),
+    max_rounds(
+        2000,
+        "tricks after which the player with most cards wins (a BATAYO chain is one)",
+        most=5000,
+    ),
 ]
 
 
@@ -352,9 +356,25 @@ def _check_end(cmd) -> None:
     elif t["time_up"]:
         _time_finish(cmd)
     elif t["tricks"] >= state["options"]["max_rounds"]:
-        top = max(counts)
-        leaders = [s for s in alive if counts[s] == top]
-        cmd.end(result(leaders if len(leaders) == 1 else [], "round_limit", t["tricks"], **extra))
+        cmd.end(_leader_wins(state, "round_limit"))
+
+
+def _leader_wins(state, reason: str) -> dict:
+    """The player still in with the most cards (hand and pack) wins; equal leaders draw."""
+    t = state["table"]
+    counts = _counts(t)
+    alive = [s for s, out in enumerate(t["out"]) if not out]
+    top = max(counts)
+    leaders = [s for s in alive if counts[s] == top]
+    extra = {"cards": counts, "batayos": t["batayos"]}
+    return result(leaders if len(leaders) == 1 else [], reason, t["tricks"], **extra)
+
+
+def over_budget(state) -> dict:
+    """Stuck games: at the event budget the game stops where it is, even within a trick or a
+    BATAYO; the player still in with the most cards in hand and pack wins (cards put down in
+    the trick count for nobody), equal leaders draw (reason `event_limit`)."""
+    return _leader_wins(state, "event_limit")
 
 
 def _time_finish(cmd) -> None:

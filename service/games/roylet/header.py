@@ -145,7 +145,7 @@ TABLE = Obj(
 )
 
 RESULT = {
-    "reason": Choice(("losing_streak", "rounds_survived", "too_many_replays")),
+    "reason": Choice(("losing_streak", "rounds_survived", "too_many_replays", "event_limit")),
     "counted": Int(0),
     "round_results": ListOf(Choice(("king", "allies", "void"))),
     "void_rounds": Int(0),

@@ -80,11 +80,9 @@ KING_DEALT, ALLY_DEALT = 7, 10
 FACES = ("down", "up")
 
 OPTIONS = [
-    Option("rounds", 12, min=1, max=1000, doc="counted rounds the King must survive"),
-    Option("losing_streak", 3, min=1, max=1000, doc="rounds lost in a row that end the game"),
-    Option(
-        "max_replays", 12, min=0, max=1000, doc="void rounds in a row allowed; one more: a draw"
-    ),
+    Option("rounds", 12, min=1, max=100, doc="counted rounds the King must survive"),
+    Option("losing_streak", 3, min=1, max=100, doc="rounds lost in a row that end the game"),
+    Option("max_replays", 12, min=0, max=100, doc="void rounds in a row allowed; one more: a draw"),
 ]
 
 
@@ -390,6 +388,13 @@ def _end_round(cmd, winner: str, reason: str) -> None:
         cmd.end(_result(state, [], "too_many_replays"))
     else:
         _deal(cmd, t["round"] + 1)
+
+
+def over_budget(state: State) -> dict:
+    """Stuck games: at the event budget the game stops where it is; the King has not survived
+    his rounds and the Allies have not beaten him often enough in a row, so nobody wins: a
+    draw (reason `event_limit`)."""
+    return _result(state, [], "event_limit")
 
 
 def _result(state: State, winners: list[int], reason: str) -> dict:
