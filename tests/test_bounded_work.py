@@ -181,13 +181,26 @@ def test_a_stored_game_ended_by_its_budget_verifies_with_the_rules():
 # -- the cap on games in play per client -----------------------------------------------------
 
 
-def capped(cap: int) -> tuple[Engine, CheckedClient, object]:
+REMOTE = "203.0.113.7"  # a remote client (TEST-NET-3): loopback callers are not counted
+
+
+def capped(cap: int, address: str = REMOTE) -> tuple[Engine, CheckedClient, object]:
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher(), games_per_client=cap)
     app = create_app(engine)
-    return engine, CheckedClient(app.test_client()), app.test_client()
+    one, other = app.test_client(), app.test_client()
+    one.environ_base["REMOTE_ADDR"] = address
+    other.environ_base["REMOTE_ADDR"] = "198.51.100.9"  # another remote client
+    return engine, CheckedClient(one), other
 
 
 HUMANS = {"game": "bataille", "seats": [{"name": "ana"}, {"name": "bob"}]}
+
+
+def test_loopback_callers_are_not_counted_against_the_cap():
+    """service/engine/clients.py: a caller on this machine (the operator, a bench, an undeclared
+    local proxy) is not one remote client; BATAYO_CAP_LOOPBACK=1 counts it too."""
+    _, client, _ = capped(1, address="127.0.0.1")
+    assert [client.post("/v1/games", json=HUMANS).status_code for _ in range(3)] == [201] * 3
 
 
 def test_a_client_at_its_cap_of_games_in_play_gets_a_429_and_nothing_is_created():

@@ -24,6 +24,7 @@ from ..store import STORE_DOWN, Conflict, Replayed, Store
 from . import idempotency, tokens
 from .archiving import Archiver, ended_ms
 from .audits import Audits
+from .clients import capped
 from .creating import Plan, new_game_id, plan
 from .creating import answer as create_answer
 from .dispatch import Dispatcher
@@ -236,7 +237,7 @@ class Engine:
         that ended leave the count as they end; a sample of the held ones is checked too, so a
         count that missed an end (a crash between) heals, at a bounded cost per refusal."""
         cap = self.games_per_client
-        if not cap or not client:
+        if not cap or not capped(client):
             return
         who = _client_digest(client)
         held, sample = self.store.client_games(who, sample=CAP_SAMPLE)
@@ -311,7 +312,7 @@ class Engine:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         created_ms = int(_moment(now).timestamp() * 1000)
         # noted first, so that a create cut short after its script is finished by the sweep
-        if self.games_per_client and client:
+        if self.games_per_client and capped(client):
             meta["client"] = _client_digest(client)  # so that its end frees the client's slot
         self._hold(client, game_id)
         self.store.note_creating(game_id, created_ms)

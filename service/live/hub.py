@@ -29,6 +29,7 @@ import redis
 from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
+from ..engine.clients import capped
 from ..store import Store
 from ..store.clients import own_pool
 from . import sse
@@ -214,7 +215,7 @@ class Hub:
         with self.lock:
             if self.closing or (total and self.open_streams >= total):
                 raise Full
-            if cap and self.by_client.get(client, 0) >= cap:
+            if cap and capped(client) and self.by_client.get(client, 0) >= cap:
                 raise TooManyForClient(cap)
             self.by_client[client] = self.by_client.get(client, 0) + 1
             self.open_streams += 1
