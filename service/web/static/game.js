@@ -297,7 +297,13 @@ function wireControls() {
   you.addEventListener("pointerdown", () => (page.pressed = true));
   const release = () => {
     page.pressed = false;
-    if (page.deferred) setTimeout(() => { const v = page.deferred; page.deferred = null; if (v) renderYou(v); }, 0);
+    // After the click this release makes (same task), the view held back is drawn, unless a
+    // newer one (our own action's answer) was drawn meanwhile.
+    setTimeout(() => {
+      const held = page.deferred;
+      page.deferred = null;
+      if (held && held.version >= (page.view?.version ?? 0)) show(held);
+    }, 0);
   };
   window.addEventListener("pointerup", release);
   window.addEventListener("pointercancel", release);
@@ -339,6 +345,14 @@ async function join(e) {
 // ---- drawing the view ---------------------------------------------------------------------
 
 function show(view) {
+  if (page.pressed) {
+    // A pointer is down on your seat: redrawing now could move the card from under it (the
+    // click would land elsewhere). Drawn once released; the newest view wins.
+    if (!page.deferred || view.version >= page.deferred.version) page.deferred = view;
+    page.latest = Math.max(page.latest, view.version);
+    updateTimeline();
+    return;
+  }
   page.view = view;
   if (view.version >= page.latest) page.status = view.status;
   const title = page.rules?.title || view.game;
@@ -510,10 +524,6 @@ function renderYou(view) {
   // Unchanged hand and actions: nothing to redraw (a click under way is never lost).
   const key = JSON.stringify([hand, actions, atLatest, view.status, page.selected]);
   if (key === page.handKey) return;
-  if (page.pressed) {
-    page.deferred = view; // drawn once the pointer is released
-    return;
-  }
   page.handKey = key;
   // Actions by card: a card with one action is itself the button; with several (a face to
   // choose, a face-down card to add), a click picks it and the second choice follows.
