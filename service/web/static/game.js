@@ -396,12 +396,12 @@ function renderSummary(view) {
   fill($("summary"), ...lines);
 }
 
-function resultEl(view) {
+function resultEl(view, id = "result") {
   const r = view.result;
   const who = r.draw ? t("A draw") : t("Won by {names}", { names: r.winners.map((s) => seatName(view, s)).join(t(" and ")) });
   return el(
     "div",
-    { class: "result", id: "result" },
+    { class: "result", id },
     el("strong", { text: who }),
     ` (${t(`reason:${r.reason}`) === `reason:${r.reason}` ? r.reason.replaceAll("_", " ") : t(`reason:${r.reason}`)})`,
     Array.isArray(r.cards) ? el("div", { class: "muted small", text: `${t("cards")}: ${r.cards.map((c, s) => `${seatName(view, s)} ${c}`).join(" · ")}` }) : null,
@@ -702,6 +702,7 @@ function describeEvent(view, event) {
     case "trick": return d.taker ? (d.taker === "allies" ? t("the Allies take it") : t("the King takes it")) : [t("{name} takes it", { name: who(d.winner) })];
     case "bid": return t("{name} bids {n}", { name: who(d.seat), n: d.tricks });
     case "pass": return t("{name} passes", { name: who(d.seat) });
+    case "ended": return view.result ? resultEl(view, null) : t("Game over");
     default: {
       const out = [];
       for (const [key, value] of Object.entries(d)) {
