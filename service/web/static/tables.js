@@ -23,7 +23,7 @@ export function seatName(view, seat) {
 
 const backs = (n, note) => Array.from({ length: n }, () => cardEl(null, { note }));
 const line = (...parts) => el("div", { class: "center-line" }, ...parts);
-const cardsInline = (codes) => el("span", { class: "ctext-list" }, codes.map((c) => cardText(c)));
+const cardsInline = (codes) => el("span", { class: "ctext-list" }, codes.map((c, i) => [i ? " " : "", cardText(c)]));
 const rankOf = (code) => parseCard(code)?.rank;
 
 /** The "last played" box: a title, a row per seat with its cards, and a line saying why. */
