@@ -1,9 +1,14 @@
 FROM python:3.11.7-slim
 WORKDIR /app
-COPY pyproject.toml README.md openapi.yaml gunicorn.conf.py ./
+# the locked dependencies first (deploy/lock.sh writes the lock), so a rebuild that changes only
+# the code reuses this layer, and every build gets the same versions
+COPY requirements.lock ./
+RUN pip install --no-cache-dir -r requirements.lock
+COPY pyproject.toml setup.py README.md openapi.yaml gunicorn.conf.py ./
 COPY service ./service
 COPY workers ./workers
-RUN pip install --no-cache-dir .
+# the project itself, nothing more resolved (its wheel carries service/web/static and the spec)
+RUN pip install --no-cache-dir --no-deps . && rm -rf build
 RUN useradd --system --uid 10001 batayo
 USER batayo
 ENV PYTHONUNBUFFERED=1

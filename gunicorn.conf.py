@@ -1,7 +1,7 @@
 """gunicorn's settings for the API in production (the Docker image runs
 `gunicorn -c gunicorn.conf.py service.wsgi:app`; flags on the command line override these).
 
-gevent workers: each connection is a greenlet, so an open event stream costs a few kilobytes
+gevent workers (gevent's WSGI server): each connection is a greenlet, so an open event stream costs a few kilobytes
 and no thread, and redis-py cooperates once gevent has patched the standard library (the worker
 does it before the app is loaded). Each worker process runs one follower per live game for all
 of its streams (service/live).
@@ -14,7 +14,10 @@ import threading
 
 bind = os.environ.get("BATAYO_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
-worker_class = "gevent"
+# gevent's own HTTP server inside gunicorn's gevent worker: it writes an answer's headers and
+# body in one send (gunicorn's parser sends them apart), and service.wsgi_io makes that one
+# system call (paired turns in the bench: see README, Serving and live streams)
+worker_class = "service.wsgi_io.Worker"
 # streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
 # a full worker answers 503 `streams_full` rather than leaving connections unanswered
 worker_connections = 12_000

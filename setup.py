@@ -5,6 +5,9 @@ pyproject.toml lists are compiled with mypyc (the same source; mypy must be inst
 
 Without it (the default, and every editable install) the project is pure Python. A compiled
 install shadows nothing in the work tree: the compiled modules land in site-packages only.
+
+A built wheel carries the contract: `openapi.yaml` (generated at the root, where the tests check
+it) is copied into the `service` package, beside the viewer's `service/web/static`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,20 @@ import tomllib
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).parent
+
+
+class BuildWithSpec(build_py):
+    """build_py that also puts the root openapi.yaml into the built `service` package."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.editable_mode:
+            target = Path(self.build_lib) / "service" / "openapi.yaml"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.copy_file(str(ROOT / "openapi.yaml"), str(target))
 
 
 def compiled_modules() -> list:
@@ -27,4 +44,4 @@ def compiled_modules() -> list:
     return mypycify(["--follow-imports=silent", *modules], opt_level="3")
 
 
-setup(ext_modules=compiled_modules())
+setup(ext_modules=compiled_modules(), cmdclass={"build_py": BuildWithSpec})

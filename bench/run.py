@@ -8,7 +8,7 @@ Prints one table, every figure beside its reference measured in the same run on 
 - replay: events/s rebuilding a game's state from its events (target 300,000);
 - length: one action at version 10 and at version 5,000 on a real Redis server, with a cold
   engine (as a new process) and a warm one (its in-memory cache);
-- HTTP: actions/s and latency under gunicorn (gthread) on a real Redis server, many
+- HTTP: actions/s and latency under gunicorn as production runs it (gunicorn.conf.py) on a real Redis server, many
   human-vs-human games at once, driven by a separate load process on loopback
   (`bench/load.py`), against `GET /healthz` under the same server; then the latency at half the
   maximum action rate;
@@ -222,10 +222,11 @@ def bench_http(
     conns: int,
     games: int,
     turns: int = 1,
-    worker_class: str = "gthread",
+    worker_class: str | None = None,
 ) -> dict:
-    """gunicorn (gthread, one worker a core) on a real Redis; /healthz flat out and actions
-    flat out (`seconds` each, in `turns`), then actions paced at half the maximum."""
+    """gunicorn as production runs it (gunicorn.conf.py: gevent's WSGI server, one worker a
+    core; `worker_class` overrides it) on a real Redis; /healthz flat out and actions flat out
+    (`seconds` each, in `turns`), then actions paced at half the maximum."""
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
@@ -237,10 +238,11 @@ def bench_http(
         "BATAYO_RATE_LIMIT_TOKEN": "0",
     }
     workers = str(os.cpu_count() or 1)
+    kind = ("--worker-class", worker_class, "--threads", "16") if worker_class else ()
     server = subprocess.Popen(
         [
-            *(sys.executable, "-m", "gunicorn", "--worker-class", worker_class),
-            *("--workers", workers, "--threads", "16", "--bind", f"127.0.0.1:{port}"),
+            *(sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", *kind),
+            *("--workers", workers, "--bind", f"127.0.0.1:{port}"),
             *("--log-level", "warning", "service.wsgi:app"),
         ],
         cwd=ROOT,
@@ -300,12 +302,13 @@ def _cpu_row(actions: dict, healthz: dict) -> list[tuple[str, str, str, str]]:
 
 
 def bench_servers(redis_url: str, seconds: float, turns: int) -> dict[str, list[dict]]:
-    """gthread and gevent workers in alternating turns (a fresh server each), the same load:
-    what a worker class costs per plain request."""
+    """gthread workers and production's (gevent's WSGI server) in alternating turns (a fresh
+    server each), the same load: what a worker class costs per plain request."""
     out: dict[str, list[dict]] = {"gthread": [], "gevent": []}
     for _ in range(turns):
         for kind in out:
-            out[kind].append(bench_http(redis_url, seconds, 8, 200, 1, worker_class=kind))
+            chosen = "gthread" if kind == "gthread" else None
+            out[kind].append(bench_http(redis_url, seconds, 8, 200, 1, worker_class=chosen))
     return out
 
 
@@ -461,7 +464,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
         h, a, p = http["healthz"], http["actions"], http["paced"]
         rows += [
             (
-                f"HTTP actions, flat out ({http['workers']} gthread workers)",
+                f"HTTP actions, flat out ({http['workers']} gunicorn.conf.py workers)",
                 f"{a['per_s']:,.0f} actions/s",
                 f"GET /healthz {h['per_s']:,.0f} req/s",
                 f"{http['ratio']:.2f} (target >= 0.5)",

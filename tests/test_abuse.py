@@ -17,6 +17,7 @@ from service.api import create_app
 from service.engine import Engine, tokens
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
+from service.store.index import ALL as INDEX_ALL
 from tests.support.client import CheckedClient
 from tests.support.helpers import auth
 
@@ -176,7 +177,7 @@ def test_rate_limit_per_client_with_retry_after():
     assert 1 <= int(r.headers["Retry-After"]) <= 60
     r = c.post("/v1/games", json={"game": "bataille", "seats": [{"bot": "random"}] * 2})
     assert r.status_code == 429  # every /v1 route, reads and writes
-    assert engine.store.redis.zcard("games:all") == 0  # refused before doing anything
+    assert engine.store.redis.zcard(INDEX_ALL) == 0  # refused before doing anything
     # health checks are never limited; another address has its own count
     assert c.get("/healthz").status_code == 200 and c.get("/readyz").status_code == 200
     other = app.test_client().get("/v1/rules", environ_overrides={"REMOTE_ADDR": "10.0.0.9"})
@@ -184,6 +185,29 @@ def test_rate_limit_per_client_with_retry_after():
     # the next window lets the client in again
     now[0] += 61
     assert c.get("/v1/rules").status_code == 200
+
+
+def test_behind_the_load_balancer_each_forwarded_client_has_its_own_count(monkeypatch):
+    """Issue 18.3: behind compose's HAProxy every request comes from the balancer; with
+    BATAYO_TRUSTED_PROXIES=1 the limit counts each X-Forwarded-For client, and without it the
+    header is never trusted (a client cannot name itself a fresh address)."""
+
+    def statuses(app, forwarded: str) -> list[int]:
+        c = app.test_client()
+        env = {"REMOTE_ADDR": "172.18.0.2"}  # the balancer
+        headers = {"X-Forwarded-For": forwarded}
+        return [
+            c.get("/v1/rules", headers=headers, environ_overrides=env).status_code for _ in range(3)
+        ]
+
+    monkeypatch.setenv("BATAYO_TRUSTED_PROXIES", "1")
+    _, behind, _ = make(limit=2)
+    assert statuses(behind, "203.0.113.1") == [200, 200, 429]
+    assert statuses(behind, "203.0.113.2") == [200, 200, 429]
+    monkeypatch.delenv("BATAYO_TRUSTED_PROXIES")
+    _, direct, _ = make(limit=2)
+    assert statuses(direct, "203.0.113.1") == [200, 200, 429]
+    assert statuses(direct, "203.0.113.2") == [429, 429, 429]
 
 
 def test_rate_limit_per_token_and_shared_between_processes():
@@ -219,15 +243,26 @@ def test_the_default_limits_come_from_the_environment(monkeypatch):
     assert app.config["RATE_LIMIT"] >= 600 and app.config["RATE_LIMIT_TOKEN"] >= 300
 
 
-def test_a_limiter_without_redis_lets_requests_through():
-    class Down(fakeredis.FakeRedis):
-        def evalsha(self, *a, **k):
-            raise ConnectionError("down")
+def test_a_limiter_that_cannot_count_fails_closed_with_a_503_to_retry():
+    """Issue 18: the limiter must never silently let requests through when its keys cannot be
+    counted (a store away, a cluster node away): a 503 `unavailable` with Retry-After, and the
+    limit holds again once it can count."""
+    down = [True]
 
-    app = create_app(Engine(Store(Down())))
+    class Flaky(fakeredis.FakeRedis):
+        def evalsha(self, *a, **k):
+            if down[0]:
+                raise ConnectionError("down")
+            return super().evalsha(*a, **k)
+
+    app = create_app(Engine(Store(Flaky())))
     app.config["RATE_LIMIT"] = 1
     c = app.test_client()
-    assert c.get("/v1/rules").status_code == 200 and c.get("/v1/rules").status_code == 200
+    refused = c.get("/v1/rules")
+    assert refused.status_code == 503 and refused.json["code"] == "unavailable"
+    assert int(refused.headers["Retry-After"]) >= 1
+    down[0] = False
+    assert [c.get("/v1/rules").status_code for _ in range(2)] == [200, 429]
 
 
 # -- bodies and fields -------------------------------------------------------------------------
@@ -242,7 +277,7 @@ def test_bodies_over_the_limit_are_413():
     for path in ("/v1/games", f"/v1/games/{gid}/join", f"/v1/games/{gid}/actions"):
         r = c.open("POST", path, data=big, headers=headers)
         assert r.status_code == 413 and r.json["code"] == "body_too_large", path
-    assert engine.store.redis.zcard("games:all") == 1
+    assert engine.store.redis.zcard(INDEX_ALL) == 1
 
 
 BAD = [
@@ -307,10 +342,10 @@ def test_bad_fields_are_400_and_append_nothing(where, body):
         path, headers = f"/v1/games/{gid}/join", {}
     else:
         path, headers = where, {}
-    games, version = client.zcard("games:all"), engine.store.version(gid)
+    games, version = client.zcard(INDEX_ALL), engine.store.version(gid)
     r = c.post(path, json=body, headers=headers)
     assert r.status_code == 400 and r.json["code"] == "invalid_request", r.json
-    assert client.zcard("games:all") == games and engine.store.version(gid) == version
+    assert client.zcard(INDEX_ALL) == games and engine.store.version(gid) == version
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import pytest
 
 from service.core.state import fold
 from service.core.views import game_view
+from service.store.index import ALL as INDEX_ALL
 from tests.support.helpers import auth, is_sealed
 from tests.support.service import Service, all_events, new_game
 
@@ -213,7 +214,7 @@ def test_bad_creates_are_refused_with_a_clear_problem(svc, body, status, words):
     r = svc.client.post("/v1/games", json=body)
     assert r.status_code == status and r.json["code"] == "invalid_request"
     assert words.lower() in r.json["detail"].lower()
-    assert svc.engine.store.redis.zcard("games:all") == 0
+    assert svc.engine.store.redis.zcard(INDEX_ALL) == 0
 
 
 def test_bad_actions_are_refused_and_append_nothing(svc):

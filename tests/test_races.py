@@ -36,8 +36,8 @@ GAMES = [
 
 
 @pytest.fixture
-def service(real_redis):
-    engine = Engine(Store(real_redis))
+def service(server_redis):
+    engine = Engine(Store(server_redis))
     app = create_app(engine)
     app.config["RATE_LIMIT"] = app.config["RATE_LIMIT_TOKEN"] = 0
     return engine, app

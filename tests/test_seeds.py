@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from service.core.game import add_seconds
+from service.store.index import ALL as INDEX_ALL
 from tests.support.helpers import auth
 from tests.support.service import Service
 
@@ -23,7 +24,7 @@ def create(svc, **body):
 
 
 def games_count(svc) -> int:
-    return svc.engine.store.redis.zcard("games:all")
+    return svc.engine.store.redis.zcard(INDEX_ALL)
 
 
 def test_a_game_created_with_a_ticket_uses_the_seed_committed_before(svc):

@@ -10,16 +10,9 @@ from service.core.chain import seal
 from service.core.state import fold
 from service.sim.table import Table
 from service.store import Conflict, Replayed, Store, key
+from tests.support.helpers import events_of
 
 pytestmark = pytest.mark.redis
-
-
-def events_of(n: int, start: int = 1) -> list[dict]:
-    out, prev = [], "0" * 64
-    for v in range(start, start + n):
-        out.append(seal(v, "x", "t", "server", {"i": v}, prev))
-        prev = out[-1]["hash"]
-    return out
 
 
 def test_append_is_conditional_on_the_expected_version(any_redis):

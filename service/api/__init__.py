@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask, Response, json
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..engine import Engine
 from ..live import Hub, LiveSettings
@@ -15,6 +16,10 @@ MAX_BODY = 64 * 1024
 def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    # behind N load balancers that each set X-Forwarded-For, the client is the N-th address from
+    # the end (never trusted without this setting: a client could name any address)
+    if proxies := limits.env_int("BATAYO_TRUSTED_PROXIES", 0):
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     app.extensions["batayo.engine"] = engine
     app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.from_env())
     problems.install(app)
@@ -39,9 +44,12 @@ def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     @app.get("/readyz")
     def readyz() -> Response:
         try:
-            engine.ready()
-        except Exception:  # any failure to reach the store means not ready
-            return problems.problem_response(503, "not_ready", "the store does not answer")
+            ready = engine.ready()
+        except Exception as exc:  # any failure to write to the store means not ready
+            app.logger.warning("not ready: %s", exc)
+            ready = False
+        if not ready:
+            return problems.problem_response(503, "not_ready", "the store cannot take writes")
         return Response(json.dumps({"status": "ready"}), mimetype="application/json")
 
     return app

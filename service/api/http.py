@@ -15,6 +15,7 @@ from marshmallow import Schema, ValidationError
 from ..core.game import RuleError
 from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
 from . import schemas
+from .encoding import dumps
 from .problems import Problem
 
 GAME_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -25,7 +26,7 @@ def engine() -> Engine:
 
 
 def ok(body: Any, status: int = 200, **headers: str) -> Response:
-    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    response = Response(dumps(body), status=status, mimetype="application/json")
     response.headers.update(headers)
     return response
 

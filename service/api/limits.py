@@ -15,11 +15,14 @@ Settings (requests per window; 0 turns a limit off), read when the app is create
 - `BATAYO_RATE_LIMIT_TOKEN` (`RATE_LIMIT_TOKEN`): per seat token, default 300 a minute;
 - `BATAYO_RATE_WINDOW_S` (`RATE_WINDOW_S`): the window, default 60 seconds.
 
-Behind a reverse proxy the client address is the proxy's unless the app is wrapped in
-werkzeug's `ProxyFix` (the proxy must then overwrite `X-Forwarded-For`).
+Behind a reverse proxy the client address is the proxy's unless `BATAYO_TRUSTED_PROXIES` says
+how many proxies set `X-Forwarded-For` (compose's HAProxy: 1); the app then takes the client's
+address from it (werkzeug's `ProxyFix`), and without the setting never trusts the header.
 
-If Redis does not answer, requests are let through (the store's own errors then surface as they
-would without a limiter): a limiter must not turn a Redis hiccup into an outage of its own.
+Each counter is one key, its script touches that key only, so the limiter counts correctly on a
+Redis Cluster too. If it cannot count (the store does not answer, or a node of the cluster is
+away) the request is refused with a 503 `unavailable` problem and `Retry-After`: it fails
+closed, never silently open, and the answer is the one the store's own outage would give.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import time
 
 from flask import Flask, Response, g, request
 
-from .problems import problem_response
+from .problems import problem_response, unavailable
 
 DEFAULT_PER_CLIENT = 600
 DEFAULT_PER_TOKEN = 300
@@ -48,7 +51,7 @@ return {n, ttl}
 """
 
 
-def _env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     try:
         return max(0, int(raw)) if raw else default
@@ -90,11 +93,9 @@ def _token_id() -> str | None:
 
 def install(app: Flask, client) -> None:
     """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
-    app.config.setdefault("RATE_LIMIT", _env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
-    app.config.setdefault(
-        "RATE_LIMIT_TOKEN", _env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN)
-    )
-    app.config.setdefault("RATE_WINDOW_S", _env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    app.config.setdefault("RATE_LIMIT", env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
+    app.config.setdefault("RATE_LIMIT_TOKEN", env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN))
+    app.config.setdefault("RATE_WINDOW_S", env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
     limiters: dict[int, Limiter] = {}
 
     def limiter() -> Limiter:
@@ -118,10 +119,10 @@ def install(app: Flask, client) -> None:
         for kind, ident, limit in checks:
             try:
                 count, reset = limiter().count(kind, ident)
-            except Exception:  # the store is down: let the request meet that error on its own
-                app.logger.warning("rate limiter: the store does not answer", exc_info=True)
+            except Exception as exc:  # cannot count: refuse (fail closed), as the store would
+                app.logger.warning("rate limiter: the store does not answer: %s", exc)
                 g.rate_policy = ""
-                return None
+                return unavailable()
             left = max(0, limit - count)
             if closest is None or left < closest[1]:
                 closest = (kind, left, reset)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from flask import Flask, Response, has_request_context, json, request
+from flask import Flask, Response, has_request_context, request
 from werkzeug.exceptions import HTTPException
+
+from .encoding import dumps
 
 TITLES = {
     400: "Bad request",
@@ -87,6 +89,9 @@ STORE_DOWN = (
     redis.exceptions.TryAgainError,
     redis.exceptions.ReadOnlyError,
     redis.exceptions.MasterDownError,
+    redis.exceptions.RedisClusterException,  # no node of a cluster reachable, a slot uncovered
+    redis.exceptions.AskError,  # MOVED/ASK to a plain client: a slot moving, or a cluster
+    # named without BATAYO_REDIS_CLUSTER (refused at start; a server turned cluster later)
 )
 RETRY_AFTER_S = 1
 
@@ -100,7 +105,7 @@ def problem_response(status: int, code: str, detail: str, **extra: Any) -> Respo
         "code": code,
         **extra,
     }
-    response = Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    response = Response(dumps(body), status=status, mimetype="application/problem+json")
     if status == 401:  # RFC 9110 11.6.1, RFC 6750 3: say how to authenticate
         given = request.headers.get("Authorization") if has_request_context() else None
         error = ', error="invalid_token"' if given else ""

@@ -60,7 +60,7 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     from rq import Queue
 
     from .. import logs
-    from ..config import SWEEP_EVERY_S, Settings, connect
+    from ..config import SWEEP_EVERY_S, Settings, StartupError, connect_queue
     from ..engine.dispatch import QUEUE
     from .working import worker_class
 
@@ -68,21 +68,82 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     if settings.embedded:
         raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
     logs.setup()
-    connection = connect(settings)
+    try:
+        connection = connect_queue(settings)
+        from workers.jobs import engine
+
+        engine()  # the store's settings checked now, not at the first job
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
     queue = Queue(QUEUE, connection=connection)
     queue.enqueue("workers.jobs.sweep", SWEEP_EVERY_S)  # restore lost work, then every minute
-    worker_class(fork, grace)([queue], connection=connection).work(with_scheduler=True, burst=burst)
+    worker = worker_class(fork, grace)([queue], connection=connection, worker_ttl=WORKER_TTL_S)
+    worker.work(with_scheduler=True, burst=burst)
+
+
+# A worker writes its heartbeat at least every WORKER_TTL_S - 15 s (RQ's idle wait); the
+# healthcheck calls a worker dead when its last one is older than HEARTBEAT_STALE_S.
+WORKER_TTL_S = 60
+HEARTBEAT_STALE_S = 90
+
+
+@main.command()
+@click.argument("what", type=click.Choice(["api", "worker"]))
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="The API (api).")
+def healthcheck(what: str, url: str) -> None:
+    """Exit 0 if this box's API answers /readyz (`api`), or if an RQ worker of this host sent a
+    heartbeat lately (`worker`); else say why and exit 1. For container health checks."""
+    if what == "api":
+        import urllib.error
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"{url.rstrip('/')}/readyz", timeout=3) as r:  # noqa: S310
+                ready = r.status == 200
+        except (urllib.error.URLError, OSError) as exc:
+            raise click.ClickException(f"the API is not ready: {exc}") from None
+        if not ready:
+            raise click.ClickException("the API is not ready")
+        click.echo("ready")
+        return
+    import socket
+    from datetime import UTC, datetime
+
+    from rq import Worker
+
+    from ..config import Settings, StartupError, connect_queue
+
+    try:
+        workers = Worker.all(connection=connect_queue(Settings()))
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    except Exception as exc:  # the queue's Redis does not answer
+        raise click.ClickException(f"the job queue does not answer: {exc}") from None
+    host, now = socket.gethostname(), datetime.now(UTC)
+    fresh = [
+        w
+        for w in workers
+        if w.hostname == host
+        and w.last_heartbeat is not None
+        and (now - w.last_heartbeat.replace(tzinfo=UTC)).total_seconds() < HEARTBEAT_STALE_S
+    ]
+    if not fresh:
+        raise click.ClickException(f"no worker of {host} sent a heartbeat in {HEARTBEAT_STALE_S} s")
+    click.echo(f"{len(fresh)} worker(s) alive on {host}")
 
 
 @main.command()
 def sweep() -> None:
     """Restore the due work (bot moves, clocks) of every game in play, once."""
-    from ..config import build_engine, stop
+    from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
 
     try:
         engine = build_engine()
-    except InUse as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
+    except (
+        InUse,
+        StartupError,
+    ) as exc:  # a `batayo serve` holds the folder: its own worker sweeps every minute
         raise click.ClickException(str(exc)) from None
     try:
         click.echo(f"swept {engine.sweep()} games in play")

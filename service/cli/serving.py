@@ -45,11 +45,12 @@ def run(host: str, port: int, grace: float) -> None:
 
     from .. import logs
     from ..api import create_app
-    from ..config import Settings, build_engine, stop
+    from ..config import Settings, StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
+    from ..wsgi_io import OneSend
 
-    class Handler(pywsgi.WSGIHandler):
+    class Handler(OneSend):
         """Knows when its connection is idle between requests, so a stop can close it."""
 
         def read_requestline(self):
@@ -95,7 +96,7 @@ def run(host: str, port: int, grace: float) -> None:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
     try:
         engine = build_engine(settings)
-    except InUse as exc:
+    except (InUse, StartupError) as exc:
         raise click.ClickException(str(exc)) from None
     server = Server(
         (host, port),

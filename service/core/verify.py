@@ -95,14 +95,19 @@ def _check(events: list, report: dict, rules: bool) -> None:
         refold(events, seed, report)
 
 
-def _link(event: Any, i: int, prev: str, report: dict) -> str:
-    """Check one event's place in the chain and its openings; its hash."""
+def _placed(event: Any, i: int, prev: str) -> None:
+    """An event at version `i` right after the event whose hash is `prev` (both versions)."""
     if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
         raise Failed(i, "not an event")
     if event.get("version") != i:
         raise Failed(i, f"expected version {i}, found {event.get('version')!r}")
     if event.get("prev") != prev:
         raise Failed(i, "prev does not match the hash of the event before")
+
+
+def _link(event: Any, i: int, prev: str, report: dict) -> str:
+    """Check one event's place in the chain and its openings; its hash."""
+    _placed(event, i, prev)
     sealed, openings = event.get("sealed"), event.get("openings", {})
     if not isinstance(sealed, list) or not isinstance(openings, dict):
         raise Failed(i, "sealed must be a list and openings an object")
@@ -220,12 +225,7 @@ def _check_v1(events: list, report: dict) -> None:
     commitment = events[0]["data"].get("seed_commitment")
     seed = None
     for i, event in enumerate(events, start=1):
-        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
-            raise Failed(i, "not an event")
-        if event.get("version") != i:
-            raise Failed(i, f"expected version {i}, found {event.get('version')!r}")
-        if event.get("prev") != prev:
-            raise Failed(i, "prev does not match the hash of the event before")
+        _placed(event, i, prev)
         if event.get("hash") != event_hash(event):
             raise Failed(i, "hash does not match the event's content")
         prev = event["hash"]

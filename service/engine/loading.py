@@ -69,6 +69,12 @@ class Games:
         while len(self._states) > self._size:
             self._states.popitem(last=False)
 
+    def offer(self, game_id: str, state: dict) -> None:
+        """Keep `state` if it is newer than the one kept (a follower folded it from the log)."""
+        cached = self._states.get(game_id)
+        if cached is None or cached["version"] < state["version"]:
+            self.remember(game_id, state)
+
     def _keep(self, memo: OrderedDict, key: Any, value: Any) -> None:
         memo[key] = value
         while len(memo) > 4 * self._size + 64:

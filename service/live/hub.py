@@ -26,9 +26,11 @@ from collections.abc import Callable, Iterator
 
 import redis
 
+from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
 from ..store import Store
+from ..store.clients import own_pool
 from . import sse
 from .settings import LiveSettings
 
@@ -166,13 +168,13 @@ class Channel:
                 return
 
     def _publish(self, events: list[dict]) -> None:
-        engine = self.hub.engine
-        state = engine.load(self.game_id)
-        last = events[-1]["version"]
-        if state["version"] > last:  # more arrived since the read: the batch matches the state
-            events = events + engine.all_events(self.game_id, last, state["version"] - last)
-        elif state["version"] < last:  # pragma: no cover - a load reads after the follow
-            return
+        # The read returns the events right after the follower's position: folded onto the
+        # state held there, they make the batch's state without another round trip. The
+        # engine keeps it too, so an action posted to this process decides on a fresh state.
+        state = clone(self.state)
+        for event in events:
+            apply(state, event)
+        self.hub.engine.games.offer(self.game_id, state)
         with self.lock:
             batch = Batch(self.next_seq, events, state)
             self.batches.append(batch)
@@ -194,7 +196,7 @@ class Hub:
     ) -> None:
         self.engine = engine
         self.settings = settings or LiveSettings()
-        self.follow = follow or Store(_own_pool(engine.store.redis)).follow
+        self.follow = follow or Store(own_pool(engine.store.redis)).follow
         self.clock = clock
         self.lock = threading.Lock()
         self.channels: dict[str, Channel] = {}
@@ -347,14 +349,3 @@ class Subscription:
         if self.view:
             out += sse.view(game_view(batch.state, self.seat))
         return out
-
-
-def _own_pool(client: redis.Redis) -> redis.Redis:
-    """A client like `client` on a pool of its own: followers hold a connection each while they
-    wait, and must never take one from the pool that answers requests."""
-    pool = client.connection_pool
-    return redis.Redis(
-        connection_pool=redis.ConnectionPool(
-            connection_class=pool.connection_class, **pool.connection_kwargs
-        )
-    )

@@ -9,9 +9,17 @@ Stream entry IDs are `<version>-0`, so reading "after version N" is a plain rang
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 
 import redis
+
+from . import counters as _counters
+from . import health
+from .clients import is_cluster
+from .index import GameIndex
+
+log = logging.getLogger(__name__)
 
 # KEYS: stream, idempotency key, snapshot, meta. ARGV: expected version, idempotency record
 # ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, a meta field and its
@@ -104,6 +112,8 @@ class Store:
         self._load = client.register_script(_LOAD)
         self._take_ticket = client.register_script(_TAKE_TICKET)
         self._create_meta = client.register_script(_CREATE_META)
+        self.games = GameIndex(client)
+        self.clustered = is_cluster(client)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -136,16 +146,16 @@ class Store:
         ]
         counts = {name: n for name, n in (counts or {}).items() if n}
         answer = None
-        if counts:
+        if counts and not self.clustered:
             # one round trip: the script, then the counters; taken back if the script refused
-            # (the counters live outside the game's hash slot, so they cannot be in the script)
+            # (the counters live outside the game's hash slot, so they cannot be in the script;
+            # a cluster pipeline refuses EVALSHA, so there the counters follow the script)
             pipe = self.redis.pipeline(transaction=False)
             pipe.evalsha(self._append.sha, len(keys), *keys, *args)
-            for name, n in counts.items():
-                pipe.hincrby("metrics", name, n)
+            _counters.add(pipe, counts, game_id)
             answer = pipe.execute(raise_on_error=False)[0]
             if isinstance(answer, Exception) or answer[0] != b"ok":
-                self.count(**{name: -n for name, n in counts.items()})
+                self.count(game_id, **{name: -n for name, n in counts.items()})
                 if isinstance(answer, redis.exceptions.NoScriptError):
                     answer = None  # the server lost its scripts: the plain call loads it
                 elif isinstance(answer, Exception):
@@ -155,7 +165,7 @@ class Store:
         if answer is None:
             answer = self._append(keys=keys, args=args)
             if answer[0] == b"ok" and counts:
-                self.count(**counts)
+                self._count_after(game_id, counts)
         status, value = answer
         if status == b"conflict":
             raise Conflict(int(value))
@@ -192,14 +202,10 @@ class Store:
 
     def index(self, game_id: str, game: str, status: str, created_ms: int) -> None:
         """Record the game in the listing indexes (newest first by creation time)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd("games:all", {game_id: created_ms})
-        pipe.zadd(f"games:game:{game}", {game_id: created_ms})
-        pipe.hset("games:status", game_id, status)
-        pipe.execute()
+        self.games.add(game_id, game, status, created_ms)
 
     def set_status(self, game_id: str, status: str) -> None:
-        self.redis.hset("games:status", game_id, status)
+        self.games.set_status(game_id, status)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -251,53 +257,33 @@ class Store:
         self, game: str | None, status: str | None, offset: int, limit: int
     ) -> tuple[list[tuple[str, str]], bool]:
         """(id, status) pairs newest first, and whether more follow."""
-        zset = f"games:game:{game}" if game else "games:all"
-        found: list[tuple[str, str]] = []
-        start, batch = 0, max(limit * 4, 100)
-        skipped = 0
-        for ids in self._pages(zset, start, batch):
-            statuses = self.redis.hmget("games:status", ids) if ids else []
-            for gid, st in zip(ids, statuses, strict=True):
-                st = (st or b"").decode()
-                if status and st != status:
-                    continue
-                if skipped < offset:
-                    skipped += 1
-                    continue
-                if len(found) == limit:
-                    return found, True
-                found.append((gid.decode(), st))
-        return found, False
-
-    def _pages(self, zset: str, start: int, batch: int) -> Iterator[list[bytes]]:
-        while True:
-            ids = self.redis.zrevrange(zset, start, start + batch - 1)
-            if not ids:
-                return
-            yield ids
-            start += batch
+        return self.games.page(game, status, offset, limit)
 
     def playing(self) -> Iterator[str]:
         """The ids of every game in play (scanned, not loaded at once)."""
-        for game_id, status in self.redis.hscan_iter("games:status"):
-            if status == b"playing":
-                yield game_id.decode()
+        return self.games.having("playing")
 
     def status_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for _, status in self.redis.hscan_iter("games:status", count=1000):
-            counts[status.decode()] = counts.get(status.decode(), 0) + 1
-        return counts
+        return self.games.counts()
 
-    def count(self, **increments: int) -> None:
-        """Add to the service-wide counters that /metrics shows (shared by every process)."""
+    def count(self, game_id: str | None = None, /, **increments: int) -> None:
+        """Add to the service-wide counters that /metrics shows (shared by every process), on
+        the counter shard of `game_id` (any shard without one)."""
         pipe = self.redis.pipeline(transaction=False)
-        for name, n in increments.items():
-            pipe.hincrby("metrics", name, n)
+        _counters.add(pipe, increments, game_id)
         pipe.execute()
 
+    def _count_after(self, game_id: str, counts: dict[str, int]) -> None:
+        """Counters of an append that succeeded: a lost count must not fail the move."""
+        try:
+            self.count(game_id, **counts)
+        except redis.RedisError as exc:
+            log.warning("counters not updated after an append: %s", exc)
+
     def counters(self) -> dict[str, int]:
-        return {k.decode(): int(v) for k, v in self.redis.hgetall("metrics").items()}
+        return _counters.total(self.redis)
 
     def ping(self) -> bool:
-        return bool(self.redis.ping())
+        """True when every node holding games takes a write; else raises (see `health`)."""
+        health.check(self.redis)
+        return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from service.core.chain import seal
 from service.sim.table import Table
 
 # What the reliability tests checked (cases, games, actions); conftest prints it after the run.
@@ -75,3 +76,12 @@ def without_decks(blob):
     if isinstance(blob, list):
         return [without_decks(v) for v in blob]
     return blob
+
+
+def events_of(n: int, start: int = 1) -> list[dict]:
+    """`n` chained events of a toy kind from version `start` (for the store's own tests)."""
+    out, prev = [], "0" * 64
+    for v in range(start, start + n):
+        out.append(seal(v, "x", "t", "server", {"i": v}, prev))
+        prev = out[-1]["hash"]
+    return out

@@ -40,6 +40,10 @@ class RedisServer:
         folder.mkdir(parents=True, exist_ok=True)
         for _ in range(5):  # a port found free may be taken before the server binds it
             self.port = free_port()
+            # a cluster node's bus port is its port + 10000 unless told: past 65535 for most
+            # free ports, so it gets a free port of its own (Redis 7's --cluster-port)
+            self.bus_port = free_port() if "--cluster-enabled" in extra else None
+            bus = ("--cluster-port", str(self.bus_port)) if self.bus_port else ()
             self.process = subprocess.Popen(
                 [
                     binary,
@@ -54,6 +58,7 @@ class RedisServer:
                     "--dir",
                     str(folder),
                     *extra,
+                    *bus,
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

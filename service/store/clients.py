@@ -1,0 +1,134 @@
+"""Redis clients for the store and the job queue: a plain server or a Redis Cluster.
+
+The store runs on either (every key of a game shares its hash tag, and so do the index's and
+each counter shard's); which one is a setting, `BATAYO_REDIS_CLUSTER`, checked against what the
+server says it is, so a cluster without the flag (every create a MOVED error) or the flag
+without a cluster refuses to start with a clear message. The job queue (RQ) always needs a
+plain Redis: RQ moves jobs between lists with multi-key commands a cluster refuses.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import RedisClusterException
+from redis.retry import Retry
+
+log = logging.getLogger(__name__)
+
+Client = redis.Redis | RedisCluster
+
+
+class StartupError(Exception):
+    """The settings and the servers they name do not fit: say what to change, then stop."""
+
+
+def _retry() -> Retry:
+    # transient errors (a restart, a failover) are retried with backoff before they surface
+    return Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=5)
+
+
+def cluster_enabled(client: redis.Redis) -> bool | None:
+    """Whether a plain client's server is a cluster node (None: it does not answer now)."""
+    try:
+        return bool(int(client.info("cluster").get("cluster_enabled", 0)))
+    except (redis.ConnectionError, redis.TimeoutError):
+        return None
+
+
+def plain(url: str, pool_size: int, wait_s: float, socket_timeout: float, what: str) -> redis.Redis:
+    """A client of one server on a blocking pool of `pool_size` connections (a caller that finds
+    them all busy waits `wait_s`, then gets a ConnectionError: a 503, never a 500)."""
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=pool_size,
+        timeout=wait_s,
+        socket_timeout=socket_timeout,
+        health_check_interval=30,
+        retry=_retry(),
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+    )
+    client = redis.Redis(connection_pool=pool)
+    enabled = cluster_enabled(client)
+    if enabled:
+        raise StartupError(
+            f"{what} names a Redis Cluster node ({_safe(url)}): "
+            + (
+                "set BATAYO_REDIS_CLUSTER=1 to run the store on the cluster"
+                if what == "REDIS_URL"
+                else "the job queue needs a plain Redis (RQ cannot run on a cluster)"
+            )
+        )
+    if enabled is None:  # not up yet: requests get 503s until it is, /readyz says not ready
+        log.warning("%s (%s) does not answer yet", what, _safe(url))
+    return client
+
+
+def cluster(url: str, pool_size: int, wait_s: float, socket_timeout: float) -> RedisCluster:
+    """A cluster client from any one node's URL: it learns the others and the slots, and keeps a
+    blocking pool of `pool_size` connections per node."""
+    try:
+        return RedisCluster.from_url(
+            url,
+            retry=_retry(),
+            require_full_coverage=True,
+            connection_pool_class=redis.BlockingConnectionPool,
+            max_connections=pool_size,
+            timeout=wait_s,
+            socket_timeout=socket_timeout,
+            health_check_interval=30,
+        )
+    except RedisClusterException as exc:
+        if "not enabled" in str(exc).lower():
+            raise StartupError(
+                f"BATAYO_REDIS_CLUSTER=1 but REDIS_URL ({_safe(url)}) is not a cluster node: "
+                "unset BATAYO_REDIS_CLUSTER for a single Redis, or name a node of the cluster"
+            ) from None
+        raise StartupError(f"the Redis Cluster at {_safe(url)} is not usable: {exc}") from None
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        raise StartupError(f"the Redis Cluster at {_safe(url)} does not answer: {exc}") from None
+
+
+def is_cluster(client: Any) -> bool:
+    return isinstance(client, RedisCluster)
+
+
+# what a node connection of a cluster client may be given again (the rest is the client's own)
+_NODE_SETTINGS = {
+    "socket_timeout",
+    "socket_connect_timeout",
+    "socket_keepalive",
+    "username",
+    "password",
+    "health_check_interval",
+    "client_name",
+    *(f"ssl{s}" for s in ("", "_keyfile", "_certfile", "_cert_reqs", "_ca_certs", "_ca_data")),
+}
+
+
+def own_pool(client: Client) -> Client:
+    """A client like `client` on connections of its own (a blocking reader must never hold one
+    of the pool that answers requests)."""
+    if isinstance(client, RedisCluster):
+        given = client.get_connection_kwargs()
+        kwargs = {k: v for k, v in given.items() if k in _NODE_SETTINGS}
+        nodes = [ClusterNode(n.host, n.port) for n in client.get_nodes()]
+        return RedisCluster(startup_nodes=nodes, retry=_retry(), **kwargs)
+    pool = client.connection_pool
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **pool.connection_kwargs
+        )
+    )
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for messages."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        rest = "***@" + rest.split("@", 1)[1]
+    return scheme + sep + rest
