@@ -19,6 +19,9 @@ from tests.support.redis_cluster import RedisClusterServers
 from tests.support.redis_server import RedisServer
 from tests.support.service import Service
 
+# the browser tests' service, browser and pages (module-scoped fixtures)
+pytest_plugins = ("tests.support.browser",)
+
 settings.register_profile(
     "ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -208,7 +208,10 @@ def test_the_wheel_carries_the_static_files_and_the_spec(tmp_path):
     assert built.returncode == 0, built.stderr
     (wheel,) = tmp_path.glob("batayo-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    static = {f"service/web/static/{p.name}" for p in (ROOT / "service/web/static").iterdir()}
+    folder = ROOT / "service/web/static"  # the card faces too (static/cards/)
+    static = {
+        f"service/web/static/{p.relative_to(folder)}" for p in folder.rglob("*") if p.is_file()
+    }
     assert static and static <= names
     assert "service/openapi.yaml" in names
     with zipfile.ZipFile(wheel) as z:

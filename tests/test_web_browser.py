@@ -1,174 +1,21 @@
-"""Issue 8 in a real browser: the replay viewer and the play page, in headless Chromium.
-
-The service runs for real on a loopback port (werkzeug's threaded server, an engine on fakeredis
-with the in-process worker that moves the bots); Playwright drives Debian's Chromium (`executable_path`, no
-`playwright install`). Every test fails on any console error or uncaught page error. Screenshots
-go to tests/artifacts/. Skipped, with the reason, without playwright or /usr/bin/chromium.
+"""Issue 8 in a real browser: the replay viewer and the play page, in headless Chromium
+(the service and the browser: tests/support/browser.py). Every test fails on any console error
+or uncaught page error. Screenshots go to tests/artifacts/.
 """
 
 from __future__ import annotations
 
 import collections
 import json
-import os
 import re
-import threading
 import time
-from pathlib import Path
-from types import SimpleNamespace
 
-import fakeredis
 import pytest
 
-from service.api import create_app
-from service.engine import Engine
-from service.engine.dispatch import InlineDispatcher
-from service.store import Store
-from tests.support.service import PACKS
+from tests.support.browser import auth, create, finished_tied_game, shot, wait_for_legal
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-
-def auth(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-# ---- the service and the browser ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server():
-    """The real app on a free loopback port: werkzeug's threaded server, fakeredis, the
-    in-process bot worker."""
-    missing = None
-    if sync_playwright is None:
-        missing = "playwright is not installed (pip install playwright)"
-    elif not CHROMIUM.exists():
-        missing = "no /usr/bin/chromium (apt-get install chromium)"
-    if missing and os.environ.get("BATAYO_REQUIRE_BROWSER"):
-        pytest.fail(missing)  # CI installs both: a skip there would hide a broken page
-    if missing:
-        pytest.skip(missing)
-    from werkzeug.serving import make_server
-
-    engine = Engine(Store(fakeredis.FakeRedis()), test_games=True)
-    engine.dispatcher = InlineDispatcher(lambda job, args: getattr(engine, job)(*args))
-    app = create_app(engine)
-    # The tests click as fast as a machine can and all come from 127.0.0.1; the page itself
-    # spaces its requests (game.js), but the limits are not what these tests check.
-    app.config.update(RATE_LIMIT=0, RATE_LIMIT_TOKEN=0)
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield SimpleNamespace(
-        base=f"http://127.0.0.1:{srv.server_port}", client=app.test_client(), engine=engine
-    )
-    srv.shutdown()
-    engine.dispatcher.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-class Page(SimpleNamespace):
-    """A browser page that records every console error and uncaught exception."""
-
-
-@pytest.fixture
-def open_page(browser, server):
-    contexts, pages = [], []
-
-    def opener(path: str, width: int = 1100, height: int = 900):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        contexts.append(context)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
-        page.set_default_timeout(10_000)
-        page.goto(server.base + path)
-        pages.append((page, errors))
-        return page
-
-    yield opener
-    for page, errors in pages:
-        assert errors == [], f"browser console errors on {page.url}: {errors}"
-    for context in contexts:
-        context.close()
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-# ---- games set up through the API --------------------------------------------------------
-
-
-def create(server, body: dict) -> dict:
-    r = server.client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.json
-    return r.json
-
-
-def finished_tied_game(server) -> str:
-    """RULES.md Bataille 4 (tests/test_audit.py `tied_game`): Q against Q, then 7 against 7,
-    then AS takes all; then flipped to the end."""
-    created = create(
-        server,
-        {
-            "game": "bataille",
-            "options": {"players": 3},
-            "seats": [{"name": "ana"}, {"name": "bob"}, {"name": "cy"}],
-            "deal": {"packs": PACKS},
-        },
-    )
-    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
-    for _ in range(200):
-        view = server.client.get(f"/v1/games/{gid}").json
-        if view["status"] == "finished":
-            return gid
-        for seat in view["to_move"]:
-            r = server.client.post(
-                f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[seat])
-            )
-            assert r.status_code == 200, r.json
-    raise AssertionError("the tied game did not end")
-
-
-def wait_for_legal(server, gid: str, token: str, timeout: float = 10.0) -> dict:
-    """The seat's view once it has something to do (or the game is over)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        view = server.client.get(f"/v1/games/{gid}", headers=auth(token)).json
-        if view["legal_actions"] or view["status"] == "finished":
-            return view
-        time.sleep(0.02)
-    raise AssertionError("the bot never moved")
-
+expect = pytest.importorskip("playwright.sync_api").expect
 
 # ---- what the page shows -----------------------------------------------------------------
 

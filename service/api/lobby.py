@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
+from ..core.game import Game, Option
 from ..core.options import options_of
 from ..core.registry import GAMES
+from ..core.texts import COMMON_OPTIONS, words
 from . import schemas
 from .http import body_of, engine, idempotency_key, ok, query, refusals, require
 from .problems import Problem
@@ -22,16 +24,27 @@ def rules() -> Response:
     games = []
     for name, game in GAMES.items():
         low, high = game.seat_range
-        games.append(
-            {
-                "id": name,
-                "title": game.title,
-                "seats": {"min": low, "max": high},
-                "options": [o.describe() for o in options_of(game)],
-                "bots": list(game.bots),
-            }
-        )
+        entry = {
+            "id": name,
+            "title": game.title,
+            "seats": {"min": low, "max": high},
+            "options": [_option(game, o) for o in options_of(game)],
+            "bots": list(game.bots),
+        }
+        rules_text = words(game.texts, "rules")
+        if rules_text:
+            entry["rules"] = rules_text
+        games.append(entry)
     return ok({"games": games})
+
+
+def _option(game: Game, option: Option) -> dict:
+    """An option as described by its rules, with its meaning in every language written."""
+    out = option.describe()
+    docs = words({**COMMON_OPTIONS, **game.texts.get("options", {})}, option.name, option.doc)
+    if docs:
+        out["docs"] = docs
+    return out
 
 
 @bp.post("/seeds")

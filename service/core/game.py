@@ -226,6 +226,7 @@ class Game:
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None
     problems: Mapping[str, str] = field(default_factory=dict)
+    texts: Mapping[str, Any] = field(default_factory=dict)  # core/texts.py: rules, option docs
     doc: str = ""
     reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
 
@@ -250,6 +251,7 @@ _DECLARED = {
     "result_shape": "RESULT",
     "deal_shape": "DEAL",
     "problems": "PROBLEMS",
+    "texts": "TEXTS",
 }
 _FIELDS = [
     f.name for f in fields(Game) if f.init and f.name not in ("name", "title", "seat_range", "doc")

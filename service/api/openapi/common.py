@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.texts import LANGS
+
 
 def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -86,8 +88,14 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "max": {"type": "integer"},
                 "nullable": {"type": "boolean"},
                 "doc": {"type": "string"},
+                "docs": ref("RulesText"),
             },
             ["name", "type", "default", "nullable"],
+        ),
+        "RulesText": _object(
+            {lang: {"type": "string"} for lang in LANGS},
+            ["en"],
+            description="words for people in each language the viewer speaks (English always)",
         ),
         "GameRules": _object(
             {
@@ -96,6 +104,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "seats": _object({"min": {"type": "integer"}, "max": {"type": "integer"}}),
                 "options": {"type": "array", "items": ref("Option")},
                 "bots": {"type": "array", "items": {"type": "string"}},
+                "rules": ref("RulesText"),
             },
             ["id", "title", "seats", "options", "bots"],
             # the rules in words and more are added by the games' own pages

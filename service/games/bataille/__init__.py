@@ -8,6 +8,6 @@ audit in `audit.py`.
 from __future__ import annotations
 
 from ...core.game import declare
-from . import audit, bots, header, rules, view
+from . import audit, bots, header, rules, texts, view
 
-GAME = declare("bataille", "La Bataille", (2, 6), rules, header, view, bots, audit)
+GAME = declare("bataille", "La Bataille", (2, 6), rules, header, view, bots, audit, texts)

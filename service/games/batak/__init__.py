@@ -8,6 +8,6 @@ the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `st
 from __future__ import annotations
 
 from ...core.game import declare
-from . import audit, bots, header, rules, stats, view
+from . import audit, bots, header, rules, stats, texts, view
 
-GAME = declare("batak", "Batak", (4, 4), rules, header, view, bots, audit, stats)
+GAME = declare("batak", "Batak", (4, 4), rules, header, view, bots, audit, texts, stats)

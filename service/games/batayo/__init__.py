@@ -9,6 +9,6 @@ the tie audit (BATAYO chains and sudden deaths) in `audit.py`, the simulator's s
 from __future__ import annotations
 
 from ...core.game import declare
-from . import audit, bots, header, rules, stats, view
+from . import audit, bots, header, rules, stats, texts, view
 
-GAME = declare("batayo", "BATAYO", (2, 4), rules, header, view, bots, audit, stats)
+GAME = declare("batayo", "BATAYO", (2, 4), rules, header, view, bots, audit, texts, stats)

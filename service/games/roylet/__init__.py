@@ -10,6 +10,6 @@ statistics in `stats.py`.
 from __future__ import annotations
 
 from ...core.game import declare
-from . import audit, bots, header, rules, stats, view
+from . import audit, bots, header, rules, stats, texts, view
 
-GAME = declare("roylet", "BatailleRoylet", (3, 3), rules, header, view, bots, audit, stats)
+GAME = declare("roylet", "BatailleRoylet", (3, 3), rules, header, view, bots, audit, texts, stats)

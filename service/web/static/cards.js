@@ -1,12 +1,17 @@
-// cards.js: drawing cards with plain DOM and CSS (style.css, ".card").
+// cards.js: drawing cards. Faces and backs are SVG-cards (cards/svg-cards.svg, LGPL-2.1, see
+// cards/LICENSE), served by the service: each card is an <svg> that <use>s one symbol of it.
 //
 // A card is written as in the API: rank then suit, "QH", "10S", "7D", "AC". null is a card
 // nobody may see (face down). Hearts and diamonds are red, spades and clubs black.
 
+import { cardName, t } from "./i18n.js";
+
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_NAMES = { A: "ace", K: "king", Q: "queen", J: "jack" };
+const SYMBOL_SUIT = { S: "spade", H: "heart", D: "diamond", C: "club" };
+const SYMBOL_RANK = { A: "1", J: "jack", Q: "queen", K: "king" };
 const CARD = /^(10|[2-9JQKA])([SHDC])$/;
+const SHEET = "/web/static/cards/svg-cards.svg";
+const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** "QH" -> {rank: "Q", suit: "H"}; anything else -> null. */
 export function parseCard(code) {
@@ -27,61 +32,68 @@ export function el(tag, attrs = {}, ...children) {
     else if (key === "dataset") Object.assign(node.dataset, value);
     else node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
 }
 
-/** The card's name in words, for screen readers and tooltips: "queen of hearts". */
-export function cardName(code) {
-  const card = parseCard(code);
-  if (!card) return "face-down card";
-  return `${RANK_NAMES[card.rank] || card.rank} of ${SUIT_NAMES[card.suit]}`;
+/** The SVG picture of a card (or of a back, for null). */
+function picture(card) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 169.075 244.64");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const use = document.createElementNS(SVG_NS, "use");
+  const id = card ? `${SYMBOL_SUIT[card.suit]}_${SYMBOL_RANK[card.rank] || card.rank}` : "back";
+  use.setAttribute("href", `${SHEET}#${id}`);
+  svg.append(use);
+  return svg;
 }
 
 /**
  * A card as a DOM element. `code` null (or unknown) draws its back.
  * options: small (a smaller card), note (a short caption under it), known (a face-down card
- * the caller may see: drawn face up with a dashed border).
+ * the caller may see: drawn face up, marked "face down"), flip (animate its reveal).
  */
-export function cardEl(code, { small = false, note, known = false } = {}) {
+export function cardEl(code, { small = false, note, known = false, flip = false } = {}) {
   const card = parseCard(code);
   const size = small ? " small" : "";
+  const motion = flip ? " flip" : "";
   if (!card) {
     return el(
       "div",
-      { class: `card back${size}`, role: "img", "aria-label": "face-down card", title: note || "face down", dataset: { card: "" } },
+      { class: `card back${size}${motion}`, role: "img", "aria-label": note ? `${t("face-down card")} (${note})` : t("face-down card"), title: note || t("face down"), dataset: { card: "" } },
+      picture(null),
       note ? el("span", { class: "card-note" }, note) : null,
     );
   }
-  const suit = SUITS[card.suit];
   const colour = isRed(card.suit) ? "red" : "black";
-  const face = "JQK".includes(card.rank);
+  const label = cardName(code) + (known ? ` (${t("face down")})` : "") + (note ? `, ${note}` : "");
   return el(
     "div",
-    {
-      class: `card ${colour}${size}${known ? " known" : ""}${face ? " face" : ""}`,
-      role: "img",
-      "aria-label": cardName(code) + (known ? " (face down)" : ""),
-      title: cardName(code) + (note ? ` (${note})` : known ? " (face down, you may see it)" : ""),
-      dataset: { card: code },
-    },
-    el("span", { class: "corner tl" }, el("b", { text: card.rank }), el("i", { text: suit })),
-    el("span", { class: "pip" }, face ? el("span", { class: "face-box", text: card.rank + suit }) : suit),
-    el("span", { class: "corner br" }, el("b", { text: card.rank }), el("i", { text: suit })),
+    { class: `card ${colour}${size}${known ? " known" : ""}${motion}`, role: "img", "aria-label": label, title: label, dataset: { card: code } },
+    picture(card),
+    known ? el("span", { class: "down-mark", "aria-hidden": "true", text: t("face down") }) : null,
     note ? el("span", { class: "card-note" }, note) : null,
   );
 }
 
-/** A card written inline in text: "Q♥" in its colour. Unknown cards show as "🂠". */
-export function cardText(code) {
+/**
+ * A card written inline in text: "Q♥" in its colour. `down` marks a card that was put face
+ * down; unknown cards show as "🂠".
+ */
+export function cardText(code, { down = false } = {}) {
   const card = parseCard(code);
-  if (!card) return el("span", { class: "ctext hidden", title: "face down", text: "🂠" });
+  if (!card) {
+    return el("span", { class: `ctext hidden${down ? " down" : ""}`, title: t("face down"), "aria-label": t("face-down card"), text: "🂠" });
+  }
+  const label = cardName(code) + (down ? ` (${t("face down")})` : "");
   return el("span", {
-    class: `ctext ${isRed(card.suit) ? "red" : "black"}`,
-    title: cardName(code),
+    class: `ctext ${isRed(card.suit) ? "red" : "black"}${down ? " down" : ""}`,
+    title: label,
+    "aria-label": label,
     dataset: { card: code },
     text: card.rank + SUITS[card.suit],
   });
@@ -90,7 +102,7 @@ export function cardText(code) {
 /** A suit letter ("S") written as its symbol in its colour. */
 export function suitText(letter) {
   if (!SUITS[letter]) return document.createTextNode(String(letter ?? "–"));
-  return el("span", { class: `ctext ${isRed(letter) ? "red" : "black"}`, title: SUIT_NAMES[letter], text: SUITS[letter] });
+  return el("span", { class: `ctext ${isRed(letter) ? "red" : "black"}`, title: t(`suit:${letter}`), text: SUITS[letter] });
 }
 
 /** A row of cards that wraps. */
@@ -100,6 +112,6 @@ export function cardRow(nodes, extraClass = "") {
 
 /** Replace a node's children, leaving out null, undefined and false (optional parts). */
 export function fill(node, ...children) {
-  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   return node;
 }

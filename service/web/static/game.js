@@ -1,24 +1,27 @@
-// game.js: one game's page. Watch it live, replay any version, audit its ties and its
-// fairness, and, with a seat's token, play it.
+// game.js: one game's page. Watch it live, replay any version, read its ties as stories, audit
+// its fairness, share its seats, and, with a seat's token, play it.
 //
 // Everything comes from the public API (api.js):
 //   GET  /v1/games/{id}            the view now, as a spectator or as the token's seat
 //   GET  /v1/games/{id}?at=N       the same view as of version N (the timeline)
-//   GET  /v1/games/{id}/events     the event at the version shown (the line under the slider)
+//   GET  /v1/games/{id}/events     the events around the version shown (event line, last round)
 //   GET  /v1/games/{id}/stream     live events while the game runs (the `id:` is the version)
 //   GET  /v1/games/{id}/ties       every tie, step by step, with the versions of each step
 //   GET  /v1/games/{id}/verify     the hash chain and every random draw, checked
+//   GET  /v1/rules                 the rules in words (the "How to play" box)
 //   POST /v1/games/{id}/actions    one of the view's `legal_actions`, exactly as listed
 //   POST /v1/games/{id}/join       take an open seat
+//   POST /v1/games                 a rematch with the same settings
 
 import * as API from "./api.js";
-import { cardEl, cardRow, cardText, el, fill, parseCard, suitText } from "./cards.js";
-import { renderTable, seatName } from "./tables.js";
+import { cardEl, cardRow, cardText, el, fill, suitText } from "./cards.js";
+import { cardName, pick, t, translatePage } from "./i18n.js";
+import { tieSteps, tieTitle } from "./story.js";
+import { needsEvents, renderTable, seatName } from "./tables.js";
 
-const TITLES = { bataille: "La Bataille", batayo: "BATAYO", batak: "Batak", roylet: "BatailleRoylet" };
 const $ = (id) => document.getElementById(id);
-
 const gameId = location.pathname.split("/").filter(Boolean).pop();
+const REDUCED = matchMedia("(prefers-reduced-motion: reduce)");
 
 // The page's whole state. `view` is the view on screen (at version `view.version`); `latest`
 // is the newest version known; `following` means "show the latest as it comes" (live).
@@ -33,13 +36,19 @@ const page = {
   autoplay: null,
   eventCache: new Map(),
   busy: false, // an action is being posted
+  handKey: "", // what the hand and actions were drawn from: unchanged, they are not redrawn
+  pressed: false, // a pointer is down on the seat panel: redraw it only once released
+  deferred: null,
+  selected: null, // a card picked whose action needs a second choice (face, face-down card)
+  rules: null,
 };
 
 // ---- start --------------------------------------------------------------------------------
 
 async function start() {
-  // A token may come in the address (?token=...): keep it in this browser, drop it from the URL
-  // so it is not shared by copying the address.
+  translatePage();
+  // A token may come in the address (?token=..., a seat link): keep it in this browser, drop it
+  // from the URL so it is not shared by copying the address.
   const params = new URLSearchParams(location.search);
   if (params.get("token")) {
     API.saveToken(gameId, params.get("token"));
@@ -58,7 +67,7 @@ async function start() {
       // A stale or foreign token: forget it and watch as a spectator.
       API.saveToken(gameId, "");
       page.token = "";
-      setMessage(`That token is not valid for this game (${error.code}); watching as a spectator.`);
+      setMessage(t("That token is not valid for this game ({code}); watching as a spectator.", { code: error.code }));
       view = await API.getGame(gameId).catch(showFatal);
     } else {
       showFatal(error);
@@ -71,6 +80,7 @@ async function start() {
   show(view);
   loadTies();
   loadVerify();
+  loadRules(view.game);
   if (view.status !== "finished") startStream();
   setInterval(tickClocks, 1000);
 }
@@ -78,9 +88,19 @@ async function start() {
 function showFatal(error) {
   const box = $("page-error");
   box.hidden = false;
-  box.textContent =
-    error.status === 404 ? "No such game." : `Could not load the game: ${error.message}`;
+  box.textContent = error.status === 404 ? t("No such game.") : t("Could not load the game: {why}", { why: error.message });
   $("game-title").textContent = "";
+}
+
+async function loadRules(game) {
+  try {
+    page.rules = (await API.rules()).games.find((g) => g.id === game) || null;
+  } catch {
+    page.rules = null;
+  }
+  const text = pick(page.rules?.rules);
+  fill($("rules-body"), text ? text.split("\n").map((p) => el("p", { text: p })) : el("p", { class: "muted", text: t("No rules text for this game.") }));
+  if (page.view) renderSummary(page.view);
 }
 
 // ---- live updates -------------------------------------------------------------------------
@@ -92,12 +112,12 @@ function startStream() {
     after: page.latest,
     token: page.token,
     onEvent(event) {
-      page.eventCache.set(event.version, event); // the line under the slider needs no request
+      page.eventCache.set(event.version, event); // the event line and last round need no request
       page.latest = Math.max(page.latest, event.version);
       updateTimeline();
       // Our own action's answer already showed its events; fetch only for newer ones.
       if (page.following && event.version > (page.view?.version ?? 0)) refreshLive();
-      if (/bataille|batayo|sudden|void|extra|tie|ended/.test(event.type)) scheduleTies();
+      if (/bataille|batayo|sudden|void|extra|deal_scored|round_ended|ended/.test(event.type)) scheduleTies();
       scheduleVerify();
     },
     onEnd() {
@@ -108,7 +128,7 @@ function startStream() {
       loadVerify();
     },
     onState(state) {
-      $("live-state").textContent = { live: "● live", reconnecting: "reconnecting…", ended: "", stopped: "" }[state] ?? "";
+      $("live-state").textContent = { live: `● ${t("live")}`, reconnecting: t("reconnecting…"), ended: "", stopped: "" }[state] ?? "";
       $("live-state").className = `live-state ${state}`;
     },
   });
@@ -146,12 +166,44 @@ async function fetchLive() {
     else updateTimeline();
   } catch (error) {
     if (error.status === 429) retryIn = (error.problem?.retry_after || 1) * 1000;
-    else setMessage(`Could not refresh: ${error.message}`);
+    else setMessage(t("Could not refresh: {why}", { why: error.message }));
   } finally {
     liveInFlight = false;
     if (retryIn) setTimeout(refreshLive, retryIn);
     else if (livePending) refreshLive();
   }
+}
+
+// ---- events around the version shown ------------------------------------------------------
+
+const WINDOW = 80; // events fetched at once around the version shown
+
+/** The events the page holds up to `version`, in order, back to the first gap. */
+function eventsUpTo(version) {
+  const out = [];
+  for (let v = version; v >= 1 && page.eventCache.has(v); v--) out.push(page.eventCache.get(v));
+  return out.reverse();
+}
+
+const fetching = new Set();
+/** Make sure the events before `version` are held; `then()` once they came (if they had to). */
+async function ensureEvents(version, then) {
+  const from = Math.max(1, version - WINDOW + 1);
+  let missing = false;
+  for (let v = from; v <= version; v++) if (!page.eventCache.has(v)) { missing = true; break; }
+  if (!missing) return;
+  const key = `${from}`;
+  if (fetching.has(key)) return;
+  fetching.add(key);
+  try {
+    const found = await API.events(gameId, { after: from - 1, limit: WINDOW + 20, token: page.token });
+    for (const e of found.events) page.eventCache.set(e.version, e);
+  } catch {
+    return;
+  } finally {
+    fetching.delete(key);
+  }
+  then?.();
 }
 
 // ---- the timeline -------------------------------------------------------------------------
@@ -171,7 +223,7 @@ async function goTo(version, { keepAutoplay = false } = {}) {
     page.latest = Math.max(page.latest, view.version);
     show(view);
   } catch (error) {
-    if (ticket === page.request) setMessage(`Could not load version ${target}: ${error.message}`);
+    if (ticket === page.request) setMessage(t("Could not load version {v}: {why}", { v: target, why: error.message }));
   }
 }
 
@@ -179,34 +231,36 @@ function stopAutoplay() {
   if (page.autoplay) {
     clearInterval(page.autoplay);
     page.autoplay = null;
-    $("play").textContent = "▷ play";
-    $("play").setAttribute("aria-label", "replay");
   }
+  $("play").textContent = `▷ ${t("play")}`;
+  $("play").setAttribute("aria-label", t("replay"));
+  for (const b of document.querySelectorAll(".replay[aria-pressed='true']")) b.setAttribute("aria-pressed", "false");
 }
 
 /** Replay from the version shown (or from the start at the end), one version at a time. */
 function toggleAutoplay() {
   if (page.autoplay) return stopAutoplay();
   if (page.view.version >= page.latest) goTo(1, { keepAutoplay: true });
-  $("play").textContent = "❙❙ pause";
-  $("play").setAttribute("aria-label", "pause");
+  $("play").textContent = `❙❙ ${t("pause")}`;
+  $("play").setAttribute("aria-label", t("pause"));
   page.autoplay = setInterval(() => {
     if (page.view.version >= page.latest) return stopAutoplay();
     goTo(page.view.version + 1, { keepAutoplay: true });
   }, 600);
 }
 
-/** Replay a list of versions (a tie's), one by one. */
-function playVersions(versions) {
+/** Step the table through a tie: each step's version in turn, its words highlighted. */
+function playVersions(versions, button) {
   stopAutoplay();
   let i = 0;
+  button?.setAttribute("aria-pressed", "true");
   goTo(versions[i], { keepAutoplay: true });
-  $("play").textContent = "❙❙ pause";
+  $("play").textContent = `❙❙ ${t("pause")}`;
   page.autoplay = setInterval(() => {
     i += 1;
     if (i >= versions.length) return stopAutoplay();
     goTo(versions[i], { keepAutoplay: true });
-  }, 700);
+  }, REDUCED.matches ? 1400 : 1100);
 }
 
 function wireControls() {
@@ -219,6 +273,15 @@ function wireControls() {
   $("play").addEventListener("click", toggleAutoplay);
   document.addEventListener("keydown", (e) => {
     if (!page.view || e.target.closest("input, textarea, select")) return;
+    if (e.target.closest("#you") && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+      // In your hand the arrows move between your cards and actions.
+      const buttons = [...document.querySelectorAll("#you button:not(:disabled)")];
+      const at = buttons.indexOf(document.activeElement);
+      const next = buttons[(at + (e.key === "ArrowRight" ? 1 : -1) + buttons.length) % buttons.length];
+      next?.focus();
+      e.preventDefault();
+      return;
+    }
     if (e.key === "ArrowLeft") goTo(page.view.version - 1);
     if (e.key === "ArrowRight") goTo(page.view.version + 1);
   });
@@ -229,6 +292,21 @@ function wireControls() {
   });
   $("forget-token").addEventListener("click", () => useToken(""));
   $("join-form").addEventListener("submit", join);
+  // No lost clicks: while a pointer is down on your seat, a new view does not redraw it.
+  const you = $("you");
+  you.addEventListener("pointerdown", () => (page.pressed = true));
+  const release = () => {
+    page.pressed = false;
+    // After the click this release makes (same task), the view held back is drawn, unless a
+    // newer one (our own action's answer) was drawn meanwhile.
+    setTimeout(() => {
+      const held = page.deferred;
+      page.deferred = null;
+      if (held && held.version >= (page.view?.version ?? 0)) show(held);
+    }, 0);
+  };
+  window.addEventListener("pointerup", release);
+  window.addEventListener("pointercancel", release);
 }
 
 /** Switch to another seat's token (or to watching, with ""), then reload what depends on it. */
@@ -237,18 +315,19 @@ async function useToken(token) {
   page.token = token;
   $("token-input").value = "";
   page.eventCache.clear();
+  page.handKey = "";
   try {
     const view = await API.getGame(gameId, { token });
     page.following = true;
     page.latest = view.version;
     show(view);
-    setMessage(token ? "" : "Watching as a spectator.");
+    setMessage(token ? "" : t("Watching as a spectator."));
     loadTies();
     if (view.status !== "finished") startStream();
   } catch (error) {
     API.saveToken(gameId, "");
     page.token = "";
-    setMessage(`That token does not work here (${error.code}).`);
+    setMessage(t("That token does not work here ({code}).", { code: error.code }));
     goTo(page.latest);
   }
 }
@@ -259,68 +338,104 @@ async function join(e) {
     const joined = await API.joinGame(gameId, { name: $("join-name").value.trim() });
     await useToken(joined.token);
   } catch (error) {
-    setMessage(`Could not join: ${error.message}`);
+    setMessage(t("Could not join: {why}", { why: error.message }));
   }
 }
 
 // ---- drawing the view ---------------------------------------------------------------------
 
 function show(view) {
+  if (page.pressed) {
+    // A pointer is down on your seat: redrawing now could move the card from under it (the
+    // click would land elsewhere). Drawn once released; the newest view wins.
+    if (!page.deferred || view.version >= page.deferred.version) page.deferred = view;
+    page.latest = Math.max(page.latest, view.version);
+    updateTimeline();
+    return;
+  }
   page.view = view;
   if (view.version >= page.latest) page.status = view.status;
-  $("game-title").textContent = `${TITLES[view.game] || view.game} · ${view.id}`;
-  document.title = `batayo · ${TITLES[view.game] || view.game} ${view.id}`;
+  const title = page.rules?.title || view.game;
+  $("game-title").textContent = `${title} · ${view.id}`;
+  document.title = `batayo · ${title} ${view.id}`;
   renderSummary(view);
   renderTableArea(view);
   renderYou(view);
   updateTimeline();
   renderEventLine(view.version);
   markActiveStep();
-  $("join-form").hidden = !(view.status === "open" && !page.token);
+  renderShare(view);
+  const canJoin = view.status === "open" && !page.token && view.seats.some((s) => s.open);
+  $("join-banner").hidden = !canJoin;
+  if (canJoin && location.hash === "#join") $("join-name").focus();
+  // The last round and the event line come from the events: fetch them, then draw again.
+  ensureEvents(view.version, () => {
+    if (page.view === view) {
+      if (needsEvents(view.game)) renderTableArea(view);
+      renderEventLine(view.version);
+    }
+  });
 }
 
 function renderSummary(view) {
   const toMove = view.to_move.map((s) => seatName(view, s)).join(", ");
+  const docs = new Map((page.rules?.options || []).map((o) => [o.name, o]));
+  const opts = Object.entries(view.options).filter(([, v]) => v !== null);
   const parts = [
-    el("span", { class: `badge status-${view.status}`, text: view.status }),
-    view.test ? el("span", { class: "badge test", title: "fixed seed or deal: not a fair game", text: "test game" }) : null,
-    el("span", { class: "muted opts" }, `${Object.entries(view.options).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${v}`).join(" · ")}`),
+    el("span", { class: `badge status-${view.status}`, text: t(`status:${view.status}`) }),
+    view.test ? el("span", { class: "badge test", text: t("test game: fixed seed or deal, not a fair game") }) : null,
+    el("details", { class: "opts" }, el("summary", { class: "muted" }, opts.map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · ")),
+      el("dl", {}, opts.map(([k, v]) => [el("dt", {}, `${k.replaceAll("_", " ")}: ${v}`), el("dd", { class: "muted small", text: pick(docs.get(k)?.docs) || docs.get(k)?.doc || "" })]))),
   ];
   const lines = [el("div", { class: "summary-line" }, parts)];
-  if (view.status === "playing" && toMove) lines.push(el("div", { class: "summary-line" }, "To move: ", el("strong", { text: toMove })));
-  if (view.status === "open") lines.push(el("div", { class: "summary-line" }, "Waiting for players to join."));
+  if (view.status === "playing" && toMove) lines.push(el("div", { class: "summary-line" }, `${t("To move")}: `, el("strong", { text: toMove })));
+  if (view.status === "open") lines.push(el("div", { class: "summary-line" }, t("Waiting for players to join.")));
   const clocks = Object.entries(view.clocks || {}).filter(([key]) => !key.startsWith("move:"));
   for (const [key, due] of clocks) lines.push(el("div", { class: "summary-line" }, `${key.replace("_", " ")}: `, clockEl(due)));
   if (view.result) lines.push(resultEl(view));
   fill($("summary"), ...lines);
 }
 
-function resultEl(view) {
+function resultEl(view, id = "result") {
   const r = view.result;
-  const who = r.draw ? "A draw" : `Won by ${r.winners.map((s) => seatName(view, s)).join(" and ")}`;
-  const extra = Object.entries(r)
-    .filter(([k]) => !["winners", "draw", "reason"].includes(k))
-    .map(([k, v]) => `${k.replace("_", " ")}: ${Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : v}`);
+  const who = r.draw ? t("A draw") : t("Won by {names}", { names: r.winners.map((s) => seatName(view, s)).join(t(" and ")) });
   return el(
     "div",
-    { class: "result", id: "result" },
-    el("strong", { text: `${who}` }),
-    ` (${r.reason.replaceAll("_", " ")})`,
-    el("div", { class: "muted small", text: extra.join(" · ") }),
+    { class: "result", id },
+    el("strong", { text: who }),
+    ` (${t(`reason:${r.reason}`) === `reason:${r.reason}` ? r.reason.replaceAll("_", " ") : t(`reason:${r.reason}`)})`,
+    Array.isArray(r.cards) ? el("div", { class: "muted small", text: `${t("cards")}: ${r.cards.map((c, s) => `${seatName(view, s)} ${c}`).join(" · ")}` }) : null,
+    Array.isArray(r.scores) ? el("div", { class: "muted small", text: `${t("score")}: ${r.scores.map((c, s) => `${seatName(view, s)} ${c}`).join(" · ")}` }) : null,
   );
 }
 
-/** The felt: a panel per seat (yours last, at the bottom) and the middle of the table. */
+/** Where each seat sits: you at the bottom, then clockwise (left, top, right). */
+const POSITIONS = { 1: ["b"], 2: ["b", "t"], 3: ["b", "l", "r"], 4: ["b", "l", "t", "r"], 5: ["b", "l", "tl", "tr", "r"], 6: ["b", "l", "tl", "t", "tr", "r"] };
+
+/** The felt: a panel per seat around the middle of the table, yours at the bottom. */
 function renderTableArea(view) {
-  const drawn = renderTable(view);
-  const panels = view.seats.map((s) => seatPanel(view, s.seat, drawn.seats[s.seat]));
-  const mine = view.you !== null && view.you !== undefined ? panels[view.you] : null;
-  fill($("table"), 
-    el("div", { class: "seats" }, panels.filter((p) => p !== mine)),
-    el("div", { class: "center", id: "center" }, drawn.center),
-    mine ? el("div", { class: "seats mine" }, mine) : null,
-  );
+  const drawn = renderTable(view, eventsUpTo(view.version));
+  const n = view.seats.length;
+  const me = view.you ?? 0;
+  const spots = POSITIONS[n] || [];
+  const panels = view.seats.map((s) => {
+    const panel = seatPanel(view, s.seat, drawn.seats[s.seat]);
+    panel.dataset.pos = spots[(s.seat - me + n) % n] || "t";
+    return panel;
+  });
+  const table = $("table");
+  const animated = new Set([...table.querySelectorAll(".card.flip")].map(flipKey));
+  const center = el("div", { class: "center", id: "center" }, drawn.center, drawn.last);
+  fill(table, ...panels, center);
+  table.dataset.seats = String(n);
+  // A reveal is animated once: cards already on screen in the same place are not flipped again.
+  for (const card of table.querySelectorAll(".card.flip")) if (animated.has(flipKey(card))) card.classList.remove("flip");
   page.drawn = drawn;
+}
+
+function flipKey(card) {
+  const box = card.closest("[data-key]")?.dataset.key || card.closest("[data-seat]")?.dataset.seat || "";
+  return `${box}:${card.dataset.card}`;
 }
 
 function seatPanel(view, seat, part = { stats: [], cards: [], tags: [] }) {
@@ -330,61 +445,72 @@ function seatPanel(view, seat, part = { stats: [], cards: [], tags: [] }) {
   return el(
     "div",
     {
-      class: `seat${moving ? " to-move" : ""}${seat === view.you ? " you" : ""}${won ? " winner" : ""}`,
+      class: `seat${moving ? " to-move" : ""}${seat === view.you ? " you" : ""}${won ? " winner" : ""}${part.declarer ? " declarer" : ""}`,
       dataset: { seat: String(seat) },
+      role: "group",
+      "aria-label": seatName(view, seat),
     },
     el(
       "div",
       { class: "seat-head" },
       el("span", { class: "seat-name", text: seatName(view, seat) }),
-      seat === view.you ? el("span", { class: "badge you", text: "you" }) : null,
-      moving ? el("span", { class: "badge turn", text: "to move" }) : null,
-      won ? el("span", { class: "badge win", text: "winner" }) : null,
+      seat === view.you ? el("span", { class: "badge you", text: t("you") }) : null,
+      moving ? el("span", { class: "badge turn", text: t("to move") }) : null,
+      won ? el("span", { class: "badge win", text: t("winner") }) : null,
       clock ? clockEl(clock) : null,
     ),
     el("div", { class: "seat-stats" }, part.stats.map(([label, value]) => el("span", { class: "stat" }, `${label} `, el("b", {}, value)))),
     cardRow(part.cards, "seat-cards"),
-    part.tags.length ? el("div", { class: "tags" }, part.tags.map((t) => el("span", { class: "tag", text: t }))) : null,
+    part.tags.length ? el("div", { class: "tags" }, part.tags.map((x) => el("span", { class: `tag${/declarer|déclarant|ihale/.test(x) ? " declarer-tag" : ""}`, text: x }))) : null,
   );
 }
 
 // ---- clocks: the view's `clocks` map of ISO deadlines -------------------------------------
 
 function clockEl(due) {
-  return el("span", { class: "clock", dataset: { deadline: due }, title: `runs out at ${new Date(due).toLocaleTimeString()}` }, clockText(due));
+  return el("span", { class: "clock", dataset: { deadline: due }, title: t("runs out at {time}", { time: new Date(due).toLocaleTimeString() }) }, clockText(due));
 }
 
 /** Time left while following live; at an older version, the time the clock was due. */
 function clockText(due) {
   const end = Date.parse(due);
-  if (!page.following || page.status === "finished") return `due ${new Date(end).toLocaleTimeString()}`;
+  if (!page.following || page.status === "finished") return t("due {time}", { time: new Date(end).toLocaleTimeString() });
   const left = Math.max(0, Math.round((end - Date.now()) / 1000));
   const h = Math.floor(left / 3600);
   const m = Math.floor((left % 3600) / 60);
   const s = String(left % 60).padStart(2, "0");
-  return `${h ? `${h}:${String(m).padStart(2, "0")}` : m}:${s} left`;
+  return t("{time} left", { time: `${h ? `${h}:${String(m).padStart(2, "0")}` : m}:${s}` });
 }
 
 function tickClocks() {
-  for (const node of document.querySelectorAll(".clock[data-deadline]")) {
-    node.textContent = clockText(node.dataset.deadline);
-  }
+  for (const node of document.querySelectorAll(".clock[data-deadline]")) node.textContent = clockText(node.dataset.deadline);
 }
 
 // ---- your seat: your cards and your legal actions -----------------------------------------
 
 /** A readable label for an action body: {"type": "bid", "tricks": 6} -> "Bid 6". */
 function actionLabel(action) {
-  const parts = [];
   const { type, card, down, tricks, suit, face, ...rest } = action;
-  parts.push(type.charAt(0).toUpperCase() + type.slice(1));
-  if (card) parts.push(cardText(card));
-  if (face) parts.push(` face ${face}`);
-  if (down) parts.push(" (down ", cardText(down), ")");
+  const parts = [t(`action:${type}`) === `action:${type}` ? type : t(`action:${type}`)];
+  if (card) parts.push(" ", cardText(card));
+  if (face) parts.push(" ", face === "down" ? t("face down") : t("face up"));
+  if (down) parts.push(" (", t("face down"), " ", cardText(down, { down: true }), ")");
   if (tricks !== undefined) parts.push(` ${tricks}`);
-  if (suit) parts.push(" ", suitText(suit));
+  if (suit) parts.push(" ", suitText(suit), " ", t(`suit:${suit}`));
   for (const [k, v] of Object.entries(rest)) parts.push(` ${k}: ${v}`);
-  return parts.flatMap((p, i) => (i && typeof p !== "string" ? [" ", p] : [p]));
+  return parts;
+}
+
+/** The words a screen reader says for an action's button. */
+function actionSpoken(action) {
+  const { type, card, down, tricks, suit, face } = action;
+  const words = [t(`action:${type}`) === `action:${type}` ? type : t(`action:${type}`)];
+  if (card) words.push(cardName(card));
+  if (face) words.push(face === "down" ? t("face down") : t("face up"));
+  if (down) words.push(`${t("face down")}: ${cardName(down)}`);
+  if (tricks !== undefined) words.push(String(tricks));
+  if (suit) words.push(t(`suit:${suit}`));
+  return words.join(", ");
 }
 
 function renderYou(view) {
@@ -392,55 +518,66 @@ function renderYou(view) {
   const isSeat = view.you !== null && view.you !== undefined;
   section.hidden = !isSeat;
   if (!isSeat) return;
-  const drawn = page.drawn;
   const atLatest = view.version === page.latest && page.following;
   const actions = atLatest ? view.legal_actions : [];
-  // Actions by card: a hand card with exactly one action is itself the button.
+  const hand = page.drawn.hand || [];
+  // Unchanged hand and actions: nothing to redraw (a click under way is never lost).
+  const key = JSON.stringify([hand, actions, atLatest, view.status, page.selected]);
+  if (key === page.handKey) return;
+  page.handKey = key;
+  // Actions by card: a card with one action is itself the button; with several (a face to
+  // choose, a face-down card to add), a click picks it and the second choice follows.
   const byCard = new Map();
-  for (const action of actions) {
-    if (action.card) byCard.set(action.card, [...(byCard.get(action.card) || []), action]);
-  }
-  const hand = drawn.hand || [];
-  const clickable = new Set(hand.filter((c) => byCard.get(c)?.length === 1));
+  for (const action of actions) if (action.card) byCard.set(action.card, [...(byCard.get(action.card) || []), action]);
+  if (page.selected && !byCard.has(page.selected)) page.selected = null;
+  const selected = page.selected;
+  const choices = selected ? byCard.get(selected) : null;
+  const downChoice = choices?.every((a) => a.down) ? new Map(choices.map((a) => [a.down, a])) : null;
 
-  fill($("you-head"), 
-    el("strong", { text: `You are ${seatName(view, view.you)}` }),
-    ` (seat ${view.you})`,
-    ...(drawn.notes || []).map((n) => el("span", { class: "note" }, " · ", n)),
+  fill($("you-head"),
+    el("strong", { text: t("You are {name}", { name: seatName(view, view.you) }) }),
+    ...(page.drawn.notes || []).map((n) => el("span", { class: "note" }, " · ", n)),
     view.status === "playing" && atLatest
-      ? el("span", { class: `badge ${actions.length ? "turn" : ""}`, text: actions.length ? "your move" : "waiting for others" })
+      ? el("span", { class: `badge ${actions.length ? "turn" : ""}`, text: actions.length ? t("your move") : t("waiting for others") })
       : null,
-    view.status === "finished" ? el("span", { class: "badge", text: "game over" }) : null,
+    view.status === "finished" ? el("span", { class: "badge", text: t("game over") }) : null,
   );
-  fill($("hand"), 
-    hand.length ? el("div", { class: "label", text: drawn.handLabel }) : null,
-    cardRow(
-      hand.map((code) =>
-        clickable.has(code)
-          ? el("button", {
-              type: "button",
-              class: "card-btn",
-              dataset: { card: code, action: JSON.stringify(byCard.get(code)[0]) },
-              "aria-label": `play ${code}`,
-              onclick: () => post(byCard.get(code)[0]),
-            }, cardEl(code))
-          : cardEl(code),
-      ),
-      "hand-cards",
-    ),
+  const cardButton = (code) => {
+    if (downChoice && code !== selected) {
+      const action = downChoice.get(code);
+      if (!action) return cardEl(code);
+      return el("button", { type: "button", class: "card-btn down-choice", dataset: { card: code, action: JSON.stringify(action) }, "aria-label": t("Lay {card} face down", { card: cardName(code) }), onclick: () => post(action) }, cardEl(code));
+    }
+    const list = byCard.get(code);
+    if (!list) return cardEl(code);
+    if (list.length === 1) {
+      return el("button", { type: "button", class: "card-btn", dataset: { card: code, action: JSON.stringify(list[0]) }, "aria-label": actionSpoken(list[0]), onclick: () => post(list[0]) }, cardEl(code));
+    }
+    const isSel = code === selected;
+    return el("button", {
+      type: "button", class: `card-btn pick${isSel ? " selected" : ""}`, dataset: { card: code }, "aria-pressed": isSel ? "true" : "false",
+      "aria-label": t("Choose {card}", { card: cardName(code) }),
+      onclick: () => { page.selected = isSel ? null : code; renderYou(page.view); document.querySelector(`#hand .card-btn[data-card="${code}"]`)?.focus(); },
+    }, cardEl(code));
+  };
+  fill($("hand"),
+    hand.length ? el("div", { class: "label", id: "hand-label", text: page.drawn.handLabel }) : null,
+    cardRow(hand.map(cardButton), "hand-cards"),
   );
-  const others = actions.filter((a) => !(a.card && clickable.has(a.card)));
-  fill($("actions"), 
+  const others = actions.filter((a) => !a.card);
+  const prompt = [];
+  if (selected && downChoice) prompt.push(el("p", { class: "prompt", id: "prompt" }, t("Face up:"), " ", cardText(selected), ". ", t("Now choose the card to lay face down.")));
+  else if (selected && choices) prompt.push(el("p", { class: "prompt", id: "prompt" }, t("How do you play"), " ", cardText(selected), "?"));
+  else if ([...byCard.values()].some((l) => l.length > 1)) prompt.push(el("p", { class: "prompt muted", id: "prompt", text: t("Choose a card to play.") }));
+  fill($("actions"),
+    ...prompt,
+    ...(selected && choices && !downChoice ? choices : []).map((action) =>
+      el("button", { type: "button", class: "action primary", dataset: { action: JSON.stringify(action) }, "aria-label": actionSpoken(action), onclick: () => post(action) }, actionLabel(action))),
+    selected ? el("button", { type: "button", class: "action secondary", id: "cancel-choice", onclick: () => { page.selected = null; renderYou(page.view); } }, t("Cancel")) : null,
     ...others.map((action) =>
-      el("button", {
-        type: "button",
-        class: "action",
-        dataset: { action: JSON.stringify(action) },
-        onclick: () => post(action),
-      }, actionLabel(action)),
-    ),
+      el("button", { type: "button", class: "action", dataset: { action: JSON.stringify(action) }, "aria-label": actionSpoken(action), onclick: () => post(action) }, actionLabel(action))),
     !atLatest && view.status !== "finished"
-      ? el("button", { type: "button", class: "action secondary", onclick: () => goTo(page.latest) }, "Back to live to play")
+      ? el("button", { type: "button", class: "action secondary", onclick: () => goTo(page.latest) }, t("Back to live to play"))
       : null,
   );
 }
@@ -453,15 +590,18 @@ function renderYou(view) {
 async function post(action) {
   if (page.busy) return;
   page.busy = true;
+  page.selected = null;
   for (const b of document.querySelectorAll("#you button")) b.disabled = true;
   setMessage("");
   try {
     const answer = await API.act(gameId, action, page.token);
     page.latest = Math.max(page.latest, answer.game.version);
     page.following = true;
+    page.handKey = "";
     show(answer.game);
   } catch (error) {
     setMessage(`${error.message} (${error.code})`);
+    page.handKey = "";
     refreshLive();
   } finally {
     page.busy = false;
@@ -478,6 +618,61 @@ function setMessage(text) {
   }
 }
 
+// ---- sharing: invite a friend, move your seat, rematch ------------------------------------
+
+function copyBox(id, label, url) {
+  const input = el("input", { id, readonly: true, value: url, "aria-label": label });
+  const button = el("button", {
+    type: "button",
+    class: "small-btn",
+    onclick: async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(url);
+        button.textContent = t("Copied");
+      } catch {
+        button.textContent = t("Selected: copy it");
+      }
+    },
+  }, t("Copy"));
+  return el("div", { class: "share-row" }, el("label", { for: id, class: "label", text: label }), el("div", { class: "row-form" }, input, button));
+}
+
+function renderShare(view) {
+  const parts = [];
+  const base = `${location.origin}/games/${gameId}`;
+  if (view.seats.some((s) => s.open) && view.status === "open") {
+    parts.push(copyBox("invite-link", t("Invite a friend: this link seats them"), `${base}#join`));
+  }
+  if (page.token) {
+    parts.push(copyBox("seat-link", t("Your seat link: open it on another device to play there (keep it private)"), `${base}?token=${page.token}`));
+  }
+  if (view.status === "finished" && page.token && view.you !== null && view.you !== undefined) {
+    parts.push(el("button", { type: "button", id: "rematch", class: "primary", onclick: rematch }, t("Rematch with the same settings")));
+  }
+  if (!parts.length) parts.push(el("p", { class: "muted", text: t("Watching. With a seat link or token you can play here.") }));
+  fill($("share"), ...parts);
+}
+
+/** A new game with the same game, options and seats: you where you sat, the same bots, an open
+ * seat for every other person (they join with the invite link). */
+async function rematch() {
+  const view = page.view;
+  const options = Object.fromEntries(Object.entries(view.options).filter(([, v]) => v !== null));
+  const seats = view.seats.map((s) => {
+    if (s.seat === view.you) return { name: s.name || "you" };
+    if (s.bot) return { bot: s.bot };
+    return { open: true };
+  });
+  try {
+    const created = await API.createGame({ game: view.game, options, seats });
+    API.saveToken(created.id, created.seats[view.you].token);
+    location.href = `/games/${created.id}`;
+  } catch (error) {
+    setMessage(t("Could not start a rematch: {why}", { why: error.message }));
+  }
+}
+
 // ---- the timeline's widgets and the event at the version shown ----------------------------
 
 function updateTimeline() {
@@ -485,63 +680,70 @@ function updateTimeline() {
   slider.max = String(Math.max(1, page.latest));
   if (page.view) slider.value = String(page.view.version);
   const shown = page.view?.version ?? 0;
-  $("version-label").textContent = `version ${shown} of ${page.latest}${page.following && page.status !== "finished" ? " (live)" : ""}`;
+  $("version-label").textContent = t("version {v} of {n}", { v: shown, n: page.latest }) + (page.following && page.status !== "finished" ? ` (${t("live")})` : "");
+  $("version-label").dataset.version = String(shown);
   $("prev").disabled = $("first").disabled = shown <= 1;
   $("next").disabled = $("last").disabled = shown >= page.latest;
 }
 
-const SKIP = new Set(["rng", "salt", "client_seeds", "seed_commitment", "options", "seats", "id", "server_seed"]);
+const SKIP = new Set(["rng", "salt", "client_seeds", "seed_commitment", "options", "seats", "id", "server_seed", "cause", "fairness", "test"]);
 
-/** Event data in words, cards drawn as cards: {"seat": 0, "up": "QS"} -> "seat: Ana · up: Q♠". */
-function describeData(view, data) {
-  const out = [];
-  for (const [key, value] of Object.entries(data || {})) {
-    if (SKIP.has(key) || value === null || (Array.isArray(value) && !value.length)) continue;
-    if (out.length) out.push(" · ");
-    out.push(`${key.replaceAll("_", " ")}: `, describeValue(view, key, value));
+/** An event in words: who did what, with cards drawn as cards ("Ana flipped Q♠"). */
+function describeEvent(view, event) {
+  const d = event.data || {};
+  const who = (s) => (typeof s === "number" ? seatName(view, s) : "");
+  const downs = (list) => (list?.length ? [" (", t("face down"), ": ", list.map((c) => [cardText(c, { down: true }), " "]), ")"] : "");
+  switch (event.type) {
+    case "flipped": return [t("{name} turns", { name: who(d.seat) }), " ", cardText(d.up), downs(d.down)];
+    case "committed": return [t("{name} commits a card", { name: who(d.seat) }), d.card ? [" ", cardText(d.card, { down: true })] : ""];
+    case "took": return t("{name} takes {count} cards (round {n})", { name: who(d.seat), count: d.count, n: d.round });
+    case "bataille": return el("strong", { text: t("{names} tie on the highest card: bataille!", { names: (d.seats || []).map(who).join(t(" and ")) }) });
+    case "played": return [t("{name} plays", { name: who(d.seat) }), " ", d.card ? cardText(d.card, { down: d.face === "down" }) : cardText(null), " ", d.face ? (d.face === "down" ? t("face down") : t("face up")) : ""];
+    case "trick": return d.taker ? (d.taker === "allies" ? t("the Allies take it") : t("the King takes it")) : [t("{name} takes it", { name: who(d.winner) })];
+    case "bid": return t("{name} bids {n}", { name: who(d.seat), n: d.tricks });
+    case "pass": return t("{name} passes", { name: who(d.seat) });
+    case "ended": return view.result ? resultEl(view, null) : t("Game over");
+    default: {
+      const out = [];
+      for (const [key, value] of Object.entries(d)) {
+        if (SKIP.has(key) || value === null || (Array.isArray(value) && !value.length)) continue;
+        if (out.length) out.push(" · ");
+        out.push(`${key.replaceAll("_", " ")}: `, describeValue(view, key, value));
+      }
+      return out;
+    }
   }
-  return out;
 }
 
 function describeValue(view, key, value, depth = 0) {
-  if (typeof value === "string" && parseCard(value)) return cardText(value);
-  if ((key === "seat" || key === "from" || key === "taker" || key === "winner") && typeof value === "number") return seatName(view, value);
+  if (typeof value === "string" && /^(10|[2-9JQKA])[SHDC]$/.test(value)) return cardText(value);
+  if (["seat", "from", "taker", "winner", "declarer"].includes(key) && typeof value === "number") return seatName(view, value);
   if (Array.isArray(value)) {
-    if (depth > 1 || value.length > 14) return `${value.length} items`;
-    return el("span", {}, "[", value.flatMap((v, i) => [i ? " " : "", v === null ? cardText(null) : describeValue(view, "", v, depth + 1)]), "]");
+    if (depth > 0 || value.length > 14) return t("{n} items", { n: value.length });
+    return el("span", {}, value.flatMap((v, i) => [i ? " " : "", v === null ? cardText(null) : describeValue(view, "", v, depth + 1)]));
   }
-  if (value && typeof value === "object") {
-    if (depth > 1) return "{…}";
-    return el("span", {}, "{", describeData(view, value), "}");
-  }
+  if (value && typeof value === "object") return t("{n} fields", { n: Object.keys(value).length });
   return String(value);
 }
 
 async function renderEventLine(version) {
   const line = $("event-line");
-  let event = page.eventCache.get(version);
+  const event = page.eventCache.get(version);
   if (!event) {
     // Until the event comes, say which version it will be (never a stale line).
     fill(line, el("span", { class: "event-type", text: `v${version}` }), el("span", { class: "muted", text: " …" }));
-    try {
-      // A page of events around this one: stepping through the timeline then needs no request.
-      const found = await API.events(gameId, { after: Math.max(0, version - 21), limit: 60, token: page.token });
-      for (const e of found.events) page.eventCache.set(e.version, e);
-      event = page.eventCache.get(version);
-    } catch {
-      return;
-    }
+    return;
   }
-  if (!event || page.view?.version !== version) return;
-  const actor = typeof event.actor === "number" ? seatName(page.view, event.actor) : event.actor;
-  fill(line, 
+  if (page.view?.version !== version) return;
+  const actor = typeof event.actor === "number" ? seatName(page.view, event.actor) : t(`actor:${event.actor}`);
+  fill(line,
     el("span", { class: "event-type", text: `v${event.version} · ${event.type.replaceAll("_", " ")}` }),
-    el("span", { class: "muted", text: ` by ${actor} · ${new Date(event.at).toLocaleTimeString()}` }),
-    el("div", { class: "event-data" }, describeData(page.view, event.data)),
+    el("span", { class: "muted", text: ` · ${actor} · ${new Date(event.at).toLocaleTimeString()}` }),
+    el("div", { class: "event-data" }, describeEvent(page.view, event)),
   );
 }
 
-// ---- ties: GET /ties, each tie step by step -----------------------------------------------
+// ---- ties: GET /ties, each tie a story with a replay ---------------------------------------
 
 let tiesTimer = null;
 function scheduleTies() {
@@ -555,106 +757,50 @@ async function loadTies(offset = 0) {
     tiesShown = offset ? [...tiesShown, ...pageOfTies.ties] : pageOfTies.ties;
     renderTies(pageOfTies);
   } catch (error) {
-    fill($("ties-body"), el("p", { class: "error", text: `Could not load the ties: ${error.message}` }));
+    fill($("ties-body"), el("p", { class: "error", text: t("Could not load the ties: {why}", { why: error.message }) }));
   }
-}
-
-/** The version to show for a step: its reveal, else the last card put down before it settled. */
-function stepVersion(step) {
-  if (step.reveal?.version) return step.reveal.version;
-  const v = step.versions;
-  return v.length > 1 ? v[v.length - 2] : v[0];
 }
 
 function renderTies(pageOfTies) {
   const view = page.view;
+  if (!view) return;
   if (!tiesShown.length) {
-    fill($("ties-body"), el("p", { class: "muted", text: "No tie so far." }));
+    fill($("ties-body"), el("p", { class: "muted", text: t("No tie so far.") }));
     return;
   }
-  const list = el(
-    "ol",
-    { class: "ties-list" },
-    tiesShown.map((tie, i) =>
-      el(
-        "li",
-        { class: "tie", dataset: { tie: String(i) } },
-        el(
-          "div",
-          { class: "tie-head" },
-          el("button", { type: "button", class: "small-btn replay", onclick: () => playVersions(tie.versions) }, "▶ replay"),
-          el("strong", { text: tie.kind.replaceAll("_", " ") }),
-          tie.round !== null && tie.round !== undefined ? ` · round ${tie.round}` : "",
-          ` · ${tie.players.map((s) => seatName(view, s)).join(" vs ")}`,
-          tie.winner !== null && tie.winner !== undefined ? el("span", { class: "tie-winner" }, ` → ${seatName(view, tie.winner)}`) : "",
-          typeof tie.cards === "number" ? ` takes ${tie.cards} cards` : Array.isArray(tie.cards) ? ` takes ${tie.cards.length} cards` : "",
-        ),
-        el(
-          "ol",
-          { class: "steps" },
-          tie.steps.map((step, j) =>
-            el(
-              "li",
-              {},
-              el(
-                "button",
-                {
-                  type: "button",
-                  class: "step",
-                  dataset: { version: String(stepVersion(step)), versions: step.versions.join(",") },
-                  onclick: () => goTo(stepVersion(step)),
-                },
-                el("span", { class: "step-no", text: `step ${j + 1}` }),
-                el("span", { class: "step-body" }, describeStep(view, step)),
-                el("span", { class: "muted small", text: ` v${step.versions[0]}–${step.versions[step.versions.length - 1]}` }),
-              ),
-            ),
-          ),
-        ),
-      ),
-    ),
-  );
+  const list = el("ol", { class: "ties-list" },
+    tiesShown.map((tie, i) => {
+      const steps = tieSteps(view, tie);
+      const replay = el("button", { type: "button", class: "small-btn replay", "aria-pressed": "false", "aria-label": t("Replay this tie on the table"), onclick: () => playVersions(steps.map((s) => s.version), replay) }, `▶ ${t("replay")}`);
+      return el("li", { class: "tie", dataset: { tie: String(i) } },
+        el("div", { class: "tie-head" }, replay, el("strong", { text: tieTitle(view, tie) })),
+        el("ol", { class: "steps" }, steps.map((step, j) =>
+          el("li", {},
+            el("button", {
+              type: "button",
+              class: "step",
+              dataset: { version: String(step.version), versions: step.versions.join(",") },
+              onclick: () => goTo(step.version),
+            },
+            el("span", { class: "step-no", text: t("step {n}", { n: j + 1 }) }),
+            el("span", { class: "step-body" }, step.text),
+            el("span", { class: "muted small", text: ` v${step.versions[0]}–${step.versions[step.versions.length - 1]}` }))))));
+    }));
   const more = pageOfTies.next_offset !== null
-    ? el("button", { type: "button", onclick: () => loadTies(pageOfTies.next_offset) }, `more (${tiesShown.length} of ${pageOfTies.total})`)
+    ? el("button", { type: "button", onclick: () => loadTies(pageOfTies.next_offset) }, t("more ({n} of {total})", { n: tiesShown.length, total: pageOfTies.total }))
     : null;
-  fill($("ties-body"), el("p", { class: "muted", text: `${pageOfTies.total} in all. Click a step to see the table then.` }), list, more);
+  fill($("ties-body"), el("p", { class: "muted", text: t("{n} in all. Click a step to see the table then, or replay a tie.", { n: pageOfTies.total }) }), list, more);
   markActiveStep();
-}
-
-/** One step of a tie in words and small cards; the shapes differ per game (openapi: TieStep). */
-function describeStep(view, step) {
-  const out = [];
-  const seatCards = (seat, nodes) => el("span", { class: "step-seat" }, `${seatName(view, seat)}: `, nodes);
-  if (Array.isArray(step.cards) && step.cards.every((c) => c && typeof c === "object")) {
-    // Bataille: each seat's face-down cards (once visible) and its face-up card.
-    for (const c of step.cards) out.push(seatCards(c.seat, [...(c.down || []).map((d) => cardText(d)), " ", cardText(c.up)]));
-  } else if (Array.isArray(step.committed)) {
-    // BATAYO: the random takes, then the cards committed and revealed.
-    for (const t of step.takes || []) {
-      out.push(el("span", { class: "step-seat" }, `${seatName(view, t.taker)} takes `, cardText(t.card), ` from ${seatName(view, t.from)}`,
-        t.ledger ? el("span", { class: "muted small", title: `random pick: ${t.ledger.why}`, text: ` (drawn among ${t.ledger.input?.length ?? "?"})` }) : ""));
-    }
-    if (step.reveal) {
-      step.reveal.cards.forEach((c, s) => {
-        if (c || step.reveal.down?.[s]) out.push(seatCards(s, [step.reveal.down?.[s] ? cardText(step.reveal.down[s]) : "", " ", c ? cardText(c) : ""]));
-      });
-    } else {
-      for (const c of step.committed) out.push(seatCards(c.seat, cardText(c.card)));
-    }
-  } else {
-    const { versions, ...rest } = step;
-    out.push(el("span", {}, describeData(view, rest)));
-  }
-  if (step.tied?.length) out.push(el("span", { class: "tag", text: `tied: ${step.tied.map((s) => seatName(view, s)).join(", ")}` }));
-  if (step.winner !== null && step.winner !== undefined) out.push(el("span", { class: "tag win", text: `won by ${seatName(view, step.winner)}` }));
-  return out;
 }
 
 /** Highlight the tie steps that contain the version shown. */
 function markActiveStep() {
   const v = page.view?.version;
   for (const button of document.querySelectorAll("#ties .step")) {
-    button.classList.toggle("active", button.dataset.versions.split(",").map(Number).includes(v));
+    const active = button.dataset.versions.split(",").map(Number).includes(v);
+    button.classList.toggle("active", active);
+    if (active) button.setAttribute("aria-current", "step");
+    else button.removeAttribute("aria-current");
   }
 }
 
@@ -666,33 +812,51 @@ function scheduleVerify() {
   if (!verifyTimer) verifyTimer = setTimeout(() => ((verifyTimer = null), loadVerify()), 10000);
 }
 
+/** What was checked and what is still to check: a running game has its seed hidden, so its
+ * draws cannot be recomputed yet; that is pending, not verified. */
 async function loadVerify() {
   const box = $("verify");
   try {
     const v = await API.verify(gameId);
-    box.className = `panel verify ${v.ok ? "ok" : "fail"}`;
-    const lines = v.ok
-      ? [
-          el("p", { class: "verdict", text: "✔ Verified" }),
-          el("p", { text: `${v.events} events chained by hash, ${v.draws_checked} random draws checked.` }),
-          v.seed_revealed
-            ? el("p", { class: "muted", text: "The server seed is revealed: every shuffle and pick was recomputed." })
-            : el("p", { class: "muted", text: "The seed is revealed when the game ends; then every draw is checked." }),
-        ]
-      : [
-          el("p", { class: "verdict", text: "✘ Verification failed" }),
-          el("p", { text: `at version ${v.version}: ${v.reason}` }),
-        ];
-    if (v.test_game) lines.push(el("p", { class: "badge test", text: "test game: fixed seed or deal, never presented as fair" }));
+    const c = v.checked || {};
+    let lines;
+    if (v.status === "ok") {
+      box.className = "panel verify ok";
+      lines = [
+        el("p", { class: "verdict", text: `✔ ${t("Verified")}` }),
+        el("ul", { class: "checks" },
+          el("li", { text: t("{n} events chained by hash: none changed or missing", { n: c.chain ?? v.events }) }),
+          el("li", { text: t("the server seed matches the commitment made before the game") }),
+          el("li", { text: t("{n} random draws (shuffles, picks) recomputed from the seed", { n: c.draws ?? v.draws_checked }) }),
+          el("li", { text: t("{n} hidden values opened and matched", { n: c.openings ?? 0 }) }),
+          c.play ? el("li", { text: t("{n} moves replayed by the rules", { n: c.play }) }) : null),
+      ];
+    } else if (v.status === "incomplete") {
+      box.className = "panel verify pending";
+      lines = [
+        el("p", { class: "verdict", text: `… ${t("Checked so far, more when the game ends")}` }),
+        el("p", { class: "label", text: t("Checked now") }),
+        el("ul", { class: "checks" }, el("li", { text: t("{n} events chained by hash: none changed or missing", { n: c.chain ?? v.events }) })),
+        el("p", { class: "label", text: t("Pending until the game ends") }),
+        el("ul", { class: "checks pending-list" },
+          el("li", { text: t("the server seed is revealed and compared with its commitment") }),
+          el("li", { text: t("every random draw (shuffles, picks) is recomputed from it") }),
+          el("li", { text: t("hidden cards are opened and matched against their seals") })),
+      ];
+    } else {
+      box.className = "panel verify fail";
+      lines = [el("p", { class: "verdict", text: `✘ ${t("Verification failed")}` }), el("p", { text: t("at version {v}: {why}", { v: v.version, why: v.reason }) })];
+    }
+    if (v.test_game) lines.push(el("p", { class: "badge test", text: t("test game: fixed seed or deal, never presented as fair") }));
     if (page.status === "finished") {
       // The whole log and the revealed seed, to check offline with `batayo verify game.json`.
-      lines.push(el("p", {}, el("a", { href: `/v1/games/${gameId}/export`, download: `${gameId}.json` }, "Download the log"),
-        el("span", { class: "muted small", text: " (check it offline: batayo verify)" })));
+      lines.push(el("p", {}, el("a", { href: `/v1/games/${gameId}/export`, download: `${gameId}.json` }, t("Download the log")),
+        el("span", { class: "muted small", text: ` (${t("check it offline: batayo verify")})` })));
     }
     fill($("verify-body"), ...lines);
   } catch (error) {
     box.className = "panel verify fail";
-    fill($("verify-body"), el("p", { text: `Could not verify: ${error.message}` }));
+    fill($("verify-body"), el("p", { text: t("Could not verify: {why}", { why: error.message }) }));
   }
 }
 

@@ -1,9 +1,10 @@
-// list.js: the front page. The list of games (GET /v1/games, filtered by game and status,
-// newest first, paged) and a form to start a game against bots (GET /v1/rules for the games,
-// their options and bots; POST /v1/games to create).
+// list.js: the front page. The open games to join (GET /v1/games?status=open, POST join), the
+// list of games (GET /v1/games, filtered by game and status, newest first, paged) and a form to
+// start a game (GET /v1/rules for the games, their rules, options and bots; POST /v1/games).
 
 import * as API from "./api.js";
 import { el, fill } from "./cards.js";
+import { pick, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -14,8 +15,8 @@ const titleOf = (game) => rules.find((g) => g.id === game)?.title || game;
 
 function seatLabel(seat) {
   if (seat.name) return seat.name;
-  if (seat.bot) return `${seat.bot} bot ${seat.seat}`;
-  return "open seat";
+  if (seat.bot) return t("{bot} bot {seat}", { bot: seat.bot, seat: seat.seat });
+  return t("open seat");
 }
 
 // ---- the list -----------------------------------------------------------------------------
@@ -32,21 +33,21 @@ async function loadGames() {
     $("older").disabled = page.next_offset === null;
     $("older").onclick = () => ((offset = page.next_offset), loadGames());
   } catch (error) {
-    fill($("games"), el("li", { class: "error", text: `Could not list games: ${error.message}` }));
+    fill($("games"), el("li", { class: "error", text: t("Could not list games: {why}", { why: error.message }) }));
   }
 }
 
 function ago(iso) {
   const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 60) return t("just now");
+  if (s < 3600) return t("{n} min ago", { n: Math.floor(s / 60) });
+  if (s < 86400) return t("{n} h ago", { n: Math.floor(s / 3600) });
   return new Date(iso).toLocaleDateString();
 }
 
 function renderGames(games) {
   if (!games.length) {
-    fill($("games"), el("li", { class: "muted", text: "No game matches." }));
+    fill($("games"), el("li", { class: "muted", text: t("No game matches.") }));
     return;
   }
   fill($("games"), 
@@ -55,8 +56,8 @@ function renderGames(games) {
       let result = "";
       if (g.result) {
         result = g.result.draw
-          ? "draw"
-          : `won by ${g.result.winners.map((s) => names[s]).join(" and ")}`;
+          ? t("A draw")
+          : t("Won by {names}", { names: g.result.winners.map((s) => names[s]).join(t(" and ")) });
         result += ` (${g.result.reason.replaceAll("_", " ")})`;
       }
       return el(
@@ -66,7 +67,7 @@ function renderGames(games) {
           "a",
           { href: `/games/${g.id}` },
           el("span", { class: "game-name", text: titleOf(g.game) }),
-          el("span", { class: `badge status-${g.status}`, text: g.status }),
+          el("span", { class: `badge status-${g.status}`, text: t(`status:${g.status}`) }),
           el("span", { class: "game-seats", text: names.join(" · ") }),
           el("span", { class: "muted small", text: `v${g.version} · ${ago(g.created_at)} · ${g.id}` }),
           result ? el("span", { class: "game-result", text: result }) : null,
@@ -86,7 +87,7 @@ function optionInput(option) {
     input = el(
       "select",
       { id: name, name: option.name },
-      option.nullable ? el("option", { value: "", text: "none" }) : null,
+      option.nullable ? el("option", { value: "", text: t("none") }) : null,
       option.choices.map((c) => el("option", { value: String(c), text: String(c), selected: c === option.default })),
     );
   } else if (option.type === "boolean") {
@@ -100,12 +101,18 @@ function optionInput(option) {
       min: option.min,
       max: option.max,
       value: option.default ?? "",
-      placeholder: option.nullable ? "none" : "",
+      placeholder: option.nullable ? t("none") : "",
     });
   } else {
     input = el("input", { id: name, name: option.name, value: option.default ?? "" });
   }
-  return el("label", { class: "option", title: option.doc || "" }, el("span", { text: option.name.replaceAll("_", " ") }), input);
+  // The option's meaning is written under it (no tooltip: a phone has no hover).
+  const help = pick(option.docs) || option.doc || "";
+  const helpId = `${name}-help`;
+  if (help) input.setAttribute("aria-describedby", helpId);
+  return el("div", { class: "option-block" },
+    el("label", { class: "option", for: name }, el("span", { text: option.name.replaceAll("_", " ") }), input),
+    help ? el("p", { class: "option-help", id: helpId, text: help }) : null);
 }
 
 /** The option values as the API wants them: typed, and left out when blank (the default). */
@@ -131,21 +138,24 @@ function renderSeats(game) {
   const rows = [];
   for (let seat = 0; seat < seatCount(game); seat++) {
     if (seat === 0) {
-      rows.push(el("label", { class: "option" }, el("span", { text: "seat 0 (you)" }),
+      rows.push(el("label", { class: "option" }, el("span", { text: t("seat 0 (you)") }),
         el("input", { id: "seat-0", name: "you", value: "you", maxlength: 40, required: true })));
     } else {
-      rows.push(el("label", { class: "option" }, el("span", { text: `seat ${seat}` }),
+      rows.push(el("label", { class: "option" }, el("span", { text: t("seat {seat}", { seat }) }),
         el("select", { id: `seat-${seat}`, class: "seat-choice" },
-          game.bots.map((b) => el("option", { value: `bot:${b}`, text: `${b} bot`, selected: b === "greedy" })),
-          el("option", { value: "open", text: "open (someone joins)" }))));
+          game.bots.map((b) => el("option", { value: `bot:${b}`, text: t("{bot} bot", { bot: b }), selected: b === "greedy" })),
+          el("option", { value: "open", text: t("open (a friend joins with the invite link)") }))));
     }
   }
-  fill($("new-game-seats"), el("legend", { text: "seats" }), ...rows);
+  fill($("new-game-seats"), el("legend", { text: t("seats") }), ...rows);
 }
 
 function renderForm() {
   const game = rules.find((g) => g.id === $("new-game-game").value);
-  fill($("new-game-options"), el("legend", { text: "options" }), ...game.options.map(optionInput));
+  fill($("new-game-options"), el("legend", { text: t("options") }), ...game.options.map(optionInput));
+  const text = pick(game.rules);
+  $("new-game-rules").hidden = !text;
+  fill($("new-game-rules-body"), text ? text.split("\n").map((p) => el("p", { text: p })) : []);
   $("opt-players")?.addEventListener("change", () => renderSeats(game));
   renderSeats(game);
 }
@@ -167,19 +177,58 @@ async function create(e) {
     API.saveToken(created.id, created.seats[0].token);
     location.href = `/games/${created.id}`;
   } catch (error) {
-    $("new-game-message").textContent = `Could not start: ${error.message}`;
+    $("new-game-message").textContent = t("Could not start: {why}", { why: error.message });
     $("create").disabled = false;
   }
 }
 
 // ---- start --------------------------------------------------------------------------------
 
+// ---- open games: a seat to take ------------------------------------------------------------
+
+async function loadOpen() {
+  try {
+    const page = await API.listGames({ status: "open", limit: PAGE });
+    const open = page.games.filter((g) => g.seats.some((s) => s.open));
+    if (!open.length) {
+      fill($("open-games"), el("li", { class: "muted", text: t("No open game now. Start one with an open seat and share its link.") }));
+      return;
+    }
+    fill($("open-games"), ...open.map((g) => {
+      const nameId = `join-name-${g.id}`;
+      return el("li", { class: "open-row", dataset: { id: g.id } },
+        el("a", { href: `/games/${g.id}` }, el("span", { class: "game-name", text: titleOf(g.game) }), " ",
+          el("span", { class: "game-seats", text: g.seats.map(seatLabel).join(" · ") })),
+        el("form", { class: "row-form", onsubmit: (e) => joinOpen(e, g.id, nameId) },
+          el("label", { class: "sr-only", for: nameId, text: t("your name") }),
+          el("input", { id: nameId, maxlength: 40, required: true, placeholder: t("your name") }),
+          el("button", { type: "submit", class: "primary", text: t("Take the seat") })));
+    }));
+  } catch (error) {
+    fill($("open-games"), el("li", { class: "error", text: t("Could not list games: {why}", { why: error.message }) }));
+  }
+}
+
+async function joinOpen(e, id, nameId) {
+  e.preventDefault();
+  try {
+    const joined = await API.joinGame(id, { name: $(nameId).value.trim() });
+    API.saveToken(id, joined.token);
+    location.href = `/games/${id}`;
+  } catch (error) {
+    $("page-error").hidden = false;
+    $("page-error").textContent = t("Could not join: {why}", { why: error.message });
+    loadOpen();
+  }
+}
+
 async function start() {
+  translatePage();
   try {
     rules = (await API.rules()).games;
   } catch (error) {
     $("page-error").hidden = false;
-    $("page-error").textContent = `The service does not answer: ${error.message}`;
+    $("page-error").textContent = t("The service does not answer: {why}", { why: error.message });
     return;
   }
   const params = new URLSearchParams(location.search);
@@ -198,9 +247,14 @@ async function start() {
   $("new-game-game").addEventListener("change", renderForm);
   $("new-game").addEventListener("submit", create);
   renderForm();
-  await loadGames();
-  // Keep the list fresh while the tab is visible.
-  setInterval(() => document.visibilityState === "visible" && loadGames(), 5000);
+  await Promise.all([loadGames(), loadOpen()]);
+  // Keep the lists fresh while the tab is visible.
+  // (not the open games while a name is being typed into one of them)
+  setInterval(() => {
+    if (document.visibilityState !== "visible") return;
+    loadGames();
+    if (!document.activeElement?.closest("#open-games")) loadOpen();
+  }, 5000);
 }
 
 start();

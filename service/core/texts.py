@@ -1,0 +1,38 @@
+"""Words for people: a game's rules in short and each option's meaning, in every language the
+viewer speaks. A game gives its own in `texts.py` (`TEXTS`); the options every game has are
+described here. Written for this project, in its own words (the exact rules: RULES.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LANGS = ("en", "fr", "tr")
+
+Words = Mapping[str, str]  # language -> text
+
+COMMON_OPTIONS: Mapping[str, Words] = {
+    "move_timeout_s": {
+        "en": "Seconds each player has to move; when the time is up, a bot plays for them. "
+        "Empty: no clock.",
+        "fr": "Secondes accordées à chaque joueur pour jouer ; passé ce délai, un robot joue "
+        "à sa place. Vide : pas de pendule.",
+        "tr": "Her oyuncunun hamle süresi (saniye); süre dolunca onun yerine bir bot oynar. "
+        "Boş: süre sınırı yok.",
+    },
+    "timeout_bot": {
+        "en": "The bot that plays for a player whose time ran out.",
+        "fr": "Le robot qui joue pour un joueur dont le temps est écoulé.",
+        "tr": "Süresi dolan oyuncunun yerine oynayan bot.",
+    },
+}
+
+
+def words(texts: Mapping[str, Words], key: str, fallback: str = "") -> dict[str, str] | None:
+    """The text `key` in every language; None when the game wrote none and there is no
+    fallback (then English only, from the option's `doc`)."""
+    given = texts.get(key)
+    if given:
+        return {lang: given.get(lang) or given["en"] for lang in LANGS}
+    if fallback:
+        return {"en": fallback}
+    return None
