@@ -220,26 +220,14 @@ def _measured(server_pid: int, client, url: str, mode: str, *args) -> dict:
     return phase
 
 
-def bench_http(
-    redis_url: str,
-    seconds: float,
-    conns: int,
-    games: int,
-    turns: int = 1,
-    worker_class: str | None = None,
-) -> dict:
-    """gunicorn as production runs it (gunicorn.conf.py: gevent's WSGI server, one worker a
-    core; `worker_class` overrides it) on a real Redis; /healthz flat out and actions flat out
-    (`seconds` each, in `turns`), then actions paced at half the maximum."""
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
+def _gunicorn(redis_url: str, worker_class: str | None = None) -> tuple[subprocess.Popen, str, str]:
+    """gunicorn as production runs it (gunicorn.conf.py, one worker a core; `worker_class`
+    overrides its class) on `redis_url`, rate limits off; once it answers /healthz."""
     port = _free_port()
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
         "BATAYO_RATE_LIMIT": "0",  # the bench measures the service, not the limiter
-        "BATAYO_GAMES_PER_CLIENT": "0",
         "BATAYO_RATE_LIMIT_TOKEN": "0",
     }
     workers = str(os.cpu_count() or 1)
@@ -256,15 +244,32 @@ def bench_http(
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1):
+                return server, url, workers
+        except OSError:
+            time.sleep(0.05)
+    server.terminate()
+    raise RuntimeError("gunicorn did not start")
+
+
+def bench_http(
+    redis_url: str,
+    seconds: float,
+    conns: int,
+    games: int,
+    turns: int = 1,
+    worker_class: str | None = None,
+) -> dict:
+    """gunicorn as production runs it (gunicorn.conf.py: gevent's WSGI server, one worker a
+    core; `worker_class` overrides it) on a real Redis; /healthz flat out and actions flat out
+    (`seconds` each, in `turns`), then actions paced at half the maximum."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    server, url, workers = _gunicorn(redis_url, worker_class)
     try:
-        for _ in range(200):
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError("gunicorn did not start")
         _load(url, "actions", min(1.0, seconds), conns, conns)  # warm both workers
         # /healthz and actions in turns, so a burst of load from elsewhere on a shared machine
         # hits both alike; the best turn of each
@@ -303,6 +308,55 @@ def _cpu_row(actions: dict, healthz: dict) -> list[tuple[str, str, str, str]]:
             f"/healthz: server {h['server']:,.0f}, Redis {h['redis']:,.0f}, load {h['load']:,.0f}",
             f"{sum(h.values()) / sum(a.values()):.2f} (healthz/action, all processes)",
         )
+    ]
+
+
+def bench_live(redis_url: str, seconds: float, scales: tuple[int, ...]) -> list[dict]:
+    """The live path (bench/players.py): every player follows its seat's stream and acts on
+    what it pushes, at each number of games, each on a fresh production server (as the peer
+    bench runs its live path). CPU per move counts the server and Redis over the whole phase,
+    over the moves of the measured window: the games' creation and the first second's moves
+    are in the CPU, not in the moves, so it is an upper bound."""
+    import redis
+
+    out = []
+    for games in scales:
+        redis.Redis.from_url(redis_url).flushdb()
+        server, url, _ = _gunicorn(redis_url)
+        client = redis.Redis.from_url(redis_url)
+        try:
+            before = _cpu_seconds(server.pid, client)
+            cmd = [sys.executable, str(ROOT / "bench" / "players.py"), "--url", url]
+            cmd += ["--games", str(games), "--seconds", str(seconds)]
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=seconds + 300, check=True
+            )
+            phase = json.loads(done.stdout.strip().splitlines()[-1])
+            after = _cpu_seconds(server.pid, client)
+            if before and after and phase["moves"]:
+                used = sum(after[k] - before[k] for k in ("server", "redis"))
+                phase["cpu_us"] = used * 1e6 / phase["moves"]
+            out.append(phase)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    redis.Redis.from_url(redis_url).flushdb()
+    return out
+
+
+def _live_rows(live: list[dict]) -> list[tuple[str, str, str, str]]:
+    def ms(value: float | None) -> str:
+        return f"{value:,.0f}" if value is not None else "-"
+
+    return [
+        (
+            f"live path: {p['games']} games, players act on push",
+            f"{p['per_s']:,.0f} moves/s, p50 {ms(p['p50_ms'])} ms, p99 {ms(p['p99_ms'])} ms",
+            f"streams answered {p['streams']}/{p['streams_wanted']}; "
+            f"server + Redis {p.get('cpu_us', 0):,.0f} µs a move",
+            f"{p['refused']} stale refused, {p['errors']} errors",
+        )
+        for p in live
     ]
 
 
@@ -403,6 +457,12 @@ def main() -> None:
     parser.add_argument(
         "--servers", action="store_true", help="gthread against gevent per plain request"
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="the live path at 10, 100 and 500 games (bench/players.py, ~1 min): the peer "
+        "bench's live-path rows",
+    )
     args = parser.parse_args()
     own = None
     redis_url = os.environ.get("REDIS_URL")
@@ -447,6 +507,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     servers = (
         bench_servers(redis_url, 1.0 if quick else 8.0, 2 if quick else 3) if args.servers else None
     )
+    players = bench_live(redis_url, 10.0, (10, 100, 500)) if args.live else []
 
     rows = [
         *_simulate_rows(sim, par, compiled),
@@ -508,6 +569,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     rows += streams.rows(live)
     if servers:
         rows += _server_rows(servers)
+    rows += _live_rows(players)
     _print(rows, time.perf_counter() - started)
 
 

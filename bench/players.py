@@ -1,0 +1,196 @@
+"""The live path under load: every player follows its own seat's stream and acts on push.
+
+    python bench/players.py --url http://127.0.0.1:8000 --games 100 --seconds 10
+
+A separate process, stdlib only (asyncio). `--games` two-seat Bataille classique games with two
+human seats are created before the clock starts; then each player opens
+`GET /v1/games/{id}/stream?view=1` with its seat's token (after each batch of events the
+stream sends the seat's new view, `legal_actions` included) and, on its own keep-alive
+connection, POSTs the first legal action whenever a view offers one and no move of its is
+under way. A move's latency runs from its POST to the first view the stream pushes at or
+after the version its answer reached (the push that lets the player act again). Prints one JSON object: moves, moves/s, p50 and p99 (ms),
+the streams answered, errors. This is the counterpart of the peer bench's live path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+import urllib.request
+from urllib.parse import urlsplit
+
+RUNNING: set[asyncio.Task] = set()  # the moves under way (kept so none is collected early)
+GAME = {"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]}
+
+
+def create(url: str) -> dict:
+    request = urllib.request.Request(
+        f"{url}/v1/games",
+        data=json.dumps(GAME).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.moves = 0
+        self.errors = 0
+        self.refused = 0  # 409s: acted on a view a newer move had made stale
+        self.streams = 0
+        self.latencies: list[float] = []
+        self.measuring = False
+        self.end = float("inf")
+
+
+async def _read_answer(reader: asyncio.StreamReader) -> tuple[int, int]:
+    """One HTTP/1.1 answer with a Content-Length (the action's): its status and the version
+    its ETag names (0 without one)."""
+    status = int((await reader.readline()).split()[1])
+    length, version = 0, 0
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value)
+        elif name == b"etag":
+            version = int(value.strip().strip(b'W/"') or 0)
+    await reader.readexactly(length)
+    return status, version
+
+
+async def _chunks(reader: asyncio.StreamReader):
+    """The body of a chunked answer, chunk by chunk."""
+    while True:
+        size = int((await reader.readline()).strip() or b"0", 16)
+        if size == 0:
+            return
+        data = await reader.readexactly(size)
+        await reader.readexactly(2)
+        yield data
+
+
+class Player:
+    def __init__(self, host: str, port: int, game_id: str, token: str, stats: Stats) -> None:
+        self.host, self.port, self.game_id, self.token = host, port, game_id, token
+        self.stats = stats
+        self.sent_at: float | None = None  # the move under way: when it was posted
+        self.reached = 0  # and the version its answer reached (0 while unanswered)
+        self.busy = False
+        self.actions: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def act(self, action: dict) -> None:
+        if self.actions is None:
+            self.actions = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.actions
+        body = json.dumps(action).encode()
+        writer.write(
+            (
+                f"POST /v1/games/{self.game_id}/actions HTTP/1.1\r\nHost: {self.host}\r\n"
+                f"Authorization: Bearer {self.token}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body
+        )
+        sent = time.perf_counter()
+        status, version = await _read_answer(reader)
+        self.busy = False
+        if status == 409:  # a view pushed before the other seat's move landed: stale, refused
+            self.stats.refused += 1
+            return
+        if status != 200:
+            self.stats.errors += 1
+            return
+        if self.stats.measuring:
+            self.stats.moves += 1
+            self.sent_at, self.reached = sent, version
+
+    async def follow(self) -> None:
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        writer.write(
+            (
+                f"GET /v1/games/{self.game_id}/stream?view=1 HTTP/1.1\r\nHost: {self.host}\r\n"
+                f"Authorization: Bearer {self.token}\r\nAccept: text/event-stream\r\n\r\n"
+            ).encode()
+        )
+        if int((await reader.readline()).split()[1]) != 200:
+            self.stats.errors += 1
+            return
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        self.stats.streams += 1
+        pending, kind = b"", b""
+        async for chunk in _chunks(reader):
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                if line.startswith(b"event: "):
+                    kind = line[7:]
+                elif line.startswith(b"data: ") and kind == b"view":
+                    await self.on_view(json.loads(line[6:]))
+            if time.perf_counter() >= self.stats.end:
+                break
+        writer.close()
+
+    async def on_view(self, view: dict) -> None:
+        now = time.perf_counter()
+        if self.sent_at is not None and view["version"] >= self.reached:
+            self.stats.latencies.append(now - self.sent_at)
+            self.sent_at = None
+        legal = view.get("legal_actions") or []
+        if legal and not self.busy and now < self.stats.end and view.get("status") == "playing":
+            self.busy = True  # before the task runs: one move under way a player
+            task = asyncio.ensure_future(self.act(legal[0]))
+            RUNNING.add(task)
+            task.add_done_callback(RUNNING.discard)
+
+
+async def main_async(url: str, games: int, seconds: float) -> dict:
+    split = urlsplit(url)
+    made = [create(url) for _ in range(games)]
+    stats = Stats()
+    players = [
+        Player(split.hostname, split.port, g["id"], seat["token"], stats)
+        for g in made
+        for seat in g["seats"]
+    ]
+    tasks = [asyncio.ensure_future(p.follow()) for p in players]
+    await asyncio.sleep(1.0)  # let the streams open and the first moves go
+    stats.measuring, started = True, time.perf_counter()
+    stats.end = started + seconds
+    await asyncio.sleep(seconds)
+    stats.measuring = False
+    elapsed = time.perf_counter() - started
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = sorted(stats.latencies)
+    return {
+        "mode": "live",
+        "games": games,
+        "moves": stats.moves,
+        "per_s": stats.moves / elapsed,
+        "p50_ms": 1000 * statistics.median(lat) if lat else None,
+        "p99_ms": 1000 * lat[int(0.99 * (len(lat) - 1))] if lat else None,
+        "streams": stats.streams,
+        "streams_wanted": len(players),
+        "refused": stats.refused,
+        "errors": stats.errors,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(main_async(args.url, args.games, args.seconds))))
+
+
+if __name__ == "__main__":
+    main()
