@@ -156,6 +156,7 @@ def stop(engine: Engine, save: bool = True, within: float = 5.0) -> None:
         halt(within)
     server = _EMBEDDED.pop(id(engine.store.redis), None)
     if server is not None:
+        engine.store.tally.flush()  # the last second's counters, while the store still answers
         engine.store.redis.connection_pool.disconnect()
         server.stop(save)
 

@@ -258,6 +258,7 @@ class Store:
         self._take_ticket = client.register_script(_TAKE_TICKET)
         self._create = client.register_script(_CREATE)
         self.games = GameIndex(client)
+        self.tally = _counters.Tally(client)
         self.clustered = is_cluster(client)
 
     # -- writing -------------------------------------------------------------------------------
@@ -280,8 +281,8 @@ class Store:
         `command_id` makes the append safe to send twice: redis-py sends a command again when
         its reply is lost, and the second try finds the first in the stream and answers the
         version it reached instead of a conflict (one POST is never two moves).
-        `counts` are added to the service-wide counters (see `count`) in the same round trip
-        when the append succeeds."""
+        `counts` are added to the service-wide counters (see `count`) when the append succeeds,
+        with no round trip of their own."""
         idem_key, idem_record = (
             (key(game_id, f"idem:{idem[0]}"), json.dumps(idem[1])) if idem else ("", "")
         )
@@ -309,29 +310,10 @@ class Store:
             *_entries(events),
         ]
         counts = {name: n for name, n in (counts or {}).items() if n}
-        answer = None
-        if counts and not self.clustered:
-            # one round trip: the script, then the counters; taken back if the script refused
-            # (the counters live outside the game's hash slot, so they cannot be in the script;
-            # a cluster pipeline refuses EVALSHA, so there the counters follow the script)
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.evalsha(self._append.sha, len(keys), *keys, *args)
-            _counters.add(pipe, counts, game_id)
-            answer = pipe.execute(raise_on_error=False)[0]
-            # 'done': a resent pipeline whose first run counted already
-            if isinstance(answer, Exception) or answer[0] != b"ok":
-                self.count(game_id, **{name: -n for name, n in counts.items()})
-                if isinstance(answer, redis.exceptions.NoScriptError):
-                    answer = None  # the server lost its scripts: the plain call loads it
-                elif isinstance(answer, Exception):
-                    raise answer
-                else:
-                    counts = {}
-        if answer is None:
-            answer = self._append(keys=keys, args=args)
-            # 'done': a resend whose first try's reply (and so its counting) was lost
-            if answer[0] in (b"ok", b"done") and counts:
-                self._count_after(game_id, counts)
+        answer = self._append(keys=keys, args=args)
+        # 'done': a resend whose first try's reply (so its counting too) was lost: counted now
+        if answer[0] in (b"ok", b"done") and counts:
+            self.tally.add(counts, game_id)
         status, value = answer
         if status in (b"conflict", b"diverged"):
             raise Conflict(int(value), diverged=status == b"diverged")
@@ -565,19 +547,12 @@ class Store:
 
     def count(self, game_id: str | None = None, /, **increments: int) -> None:
         """Add to the service-wide counters that /metrics shows (shared by every process), on
-        the counter shard of `game_id` (any shard without one)."""
-        pipe = self.redis.pipeline(transaction=False)
-        _counters.add(pipe, increments, game_id)
-        pipe.execute()
-
-    def _count_after(self, game_id: str, counts: dict[str, int]) -> None:
-        """Counters of an append that succeeded: a lost count must not fail the move."""
-        try:
-            self.count(game_id, **counts)
-        except redis.RedisError as exc:
-            log.warning("counters not updated after an append: %s", exc)
+        the counter shard of `game_id` (any shard without one): written within a second (see
+        `counters.Tally`)."""
+        self.tally.add(increments, game_id)
 
     def counters(self) -> dict[str, int]:
+        self.tally.flush()  # this process's own counts first
         return _counters.total(self.redis)
 
     def ping(self) -> bool:

@@ -1,5 +1,9 @@
 """The service-wide counters that /metrics shows, sharded so no one key takes every append.
 
+A process adds its counts in memory and writes them in one round trip within a second (and
+before every read of the totals, and at exit): an append pays no round trip for its counters.
+A process that dies loses at most its last second's counts (the moves are in the log).
+
 Each append adds to the shard of its game (`metrics:{N}`, N from the game id), so on a Redis
 Cluster the counters' writes spread over the nodes like the games do; a read sums the SHARDS
 hashes (a fixed number of keys: the cost does not grow with the games stored). The unsharded
@@ -8,8 +12,16 @@ hashes (a fixed number of keys: the cost does not grow with the games stored). T
 
 from __future__ import annotations
 
+import atexit
+import logging
 import random
+import threading
+import weakref
 import zlib
+
+import redis
+
+log = logging.getLogger(__name__)
 
 SHARDS = 16
 LEGACY = "metrics"
@@ -25,13 +37,6 @@ def every_shard() -> list[str]:
     return [LEGACY, *(f"metrics:{{{n}}}" for n in range(SHARDS))]
 
 
-def add(pipe, increments: dict[str, int], game_id: str | None = None) -> None:
-    """Queue the increments on `pipe` (a pipeline of any client)."""
-    name = shard(game_id)
-    for field, n in increments.items():
-        pipe.hincrby(name, field, n)
-
-
 def total(client) -> dict[str, int]:
     """Every counter summed over its shards."""
     pipe = client.pipeline(transaction=False)
@@ -42,3 +47,64 @@ def total(client) -> dict[str, int]:
         for field, value in found.items():
             sums[field.decode()] = sums.get(field.decode(), 0) + int(value)
     return sums
+
+
+class Tally:
+    """The counts this process added and has not written yet."""
+
+    def __init__(self, client, every_s: float = 1.0) -> None:
+        self.client = client
+        self.every_s = every_s
+        self._lock = threading.Lock()
+        self._pending: dict[str, dict[str, int]] = {}
+        self._armed = False
+        _TALLIES.add(self)
+
+    def add(self, increments: dict[str, int], game_id: str | None = None) -> None:
+        if not increments:
+            return
+        name = shard(game_id)
+        with self._lock:
+            into = self._pending.setdefault(name, {})
+            for field, n in increments.items():
+                into[field] = into.get(field, 0) + n
+            if self._armed:
+                return
+            self._armed = True
+        timer = threading.Timer(self.every_s, self.flush)
+        timer.daemon = True
+        timer.start()
+
+    def flush(self) -> None:
+        """Write what is pending (kept for the next try if Redis does not answer)."""
+        with self._lock:
+            pending, self._pending, self._armed = self._pending, {}, False
+        if not pending:
+            return
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            for name, fields in pending.items():
+                for field, n in fields.items():
+                    pipe.hincrby(name, field, n)
+            pipe.execute()
+        except redis.RedisError as exc:
+            # kept, and written with the next counts (no timer of its own: a store whose
+            # Redis is gone for good does not retry forever)
+            log.warning("counters not written, kept for the next write: %s", exc)
+            with self._lock:
+                for name, fields in pending.items():
+                    into = self._pending.setdefault(name, {})
+                    for field, n in fields.items():
+                        into[field] = into.get(field, 0) + n
+
+
+_TALLIES: weakref.WeakSet[Tally] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for tally in list(_TALLIES):
+        try:
+            tally.flush()
+        except Exception:
+            log.debug("counters lost at exit", exc_info=True)
