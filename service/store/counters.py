@@ -19,8 +19,6 @@ import threading
 import weakref
 import zlib
 
-import redis
-
 log = logging.getLogger(__name__)
 
 SHARDS = 16
@@ -87,7 +85,7 @@ class Tally:
                 for field, n in fields.items():
                     pipe.hincrby(name, field, n)
             pipe.execute()
-        except redis.RedisError as exc:
+        except Exception as exc:  # a Redis away, or a client closed under it
             # kept, and written with the next counts (no timer of its own: a store whose
             # Redis is gone for good does not retry forever)
             log.warning("counters not written, kept for the next write: %s", exc)
