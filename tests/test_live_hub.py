@@ -161,3 +161,32 @@ def test_a_busy_store_pool_answers_a_clean_503():
         assert int(r.headers["Retry-After"]) >= 1
     finally:
         pool.release(held)
+
+
+def test_a_batch_state_is_the_stored_game_whether_folded_or_read_afresh():
+    """A follower folds what it read onto the state it holds (no second round trip) when the
+    read continues its chain; when it does not (a Redis that lost writes grew another history),
+    it reads the game afresh. Either way the batch's state is the game as stored."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(per_client=0), follow=pump.follow)
+    reader = hub.open(gid, None, 2, False, "c")
+    frames = reader.frames()
+    next(frames)
+    hub.channels[gid].follow()
+    loads: list[str] = []
+    load = engine.load
+    engine.load = lambda game_id, at=None: loads.append(game_id) or load(game_id, at)
+    _flip(engine, gid)
+    loads.clear()  # the flip's own loads
+    pump.step(hub, gid)
+    channel = hub.channels[gid]
+    assert loads == [] and channel.batch(0).state == load(gid)  # folded, no load
+    channel.state = {**channel.state, "hash": "0" * 64}  # as if it had followed another history
+    _flip(engine, gid)
+    loads.clear()
+    pump.step(hub, gid)
+    assert loads == [gid] and channel.batch(1).state == load(gid)  # read afresh
+    hub.close()
+    reader.close()

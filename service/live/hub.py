@@ -169,13 +169,22 @@ class Channel:
                 return
 
     def _publish(self, events: list[dict]) -> None:
-        # The read returns the events right after the follower's position: folded onto the
-        # state held there, they make the batch's state without another round trip. The
-        # engine keeps it too, so an action posted to this process decides on a fresh state.
-        state = clone(self.state)
-        for event in events:
-            apply(state, event)
-        self.hub.engine.games.offer(self.game_id, state)
+        engine = self.hub.engine
+        if events[0].get("prev") == self.state.get("hash"):
+            # The read continues the chain the follower holds: folded onto its state, the
+            # events make the batch's state without another round trip. The engine keeps it
+            # too, so an action posted to this process decides on a fresh state.
+            state = clone(self.state)
+            for event in events:
+                apply(state, event)
+            engine.games.offer(self.game_id, state)
+        else:  # another history than the one followed (Redis lost writes): read it afresh
+            state = engine.load(self.game_id)
+            last = events[-1]["version"]
+            if state["version"] > last:  # more arrived since the read
+                events = events + engine.all_events(self.game_id, last, state["version"] - last)
+            elif state["version"] < last:  # pragma: no cover - a load reads after the follow
+                return
         with self.lock:
             batch = Batch(self.next_seq, events, state)
             self.batches.append(batch)
