@@ -232,13 +232,14 @@ class Engine:
             )
         return answer
 
-    def _hold(self, client: str, game_id: str) -> None:
-        """Count a new game against its client's cap of games in play: 429 beyond it. Games
-        that ended leave the count as they end; a sample of the held ones is checked too, so a
+    def _hold(self, client: str, game_id: str) -> str | None:
+        """Count a new game against its client's cap of games in play: 429 beyond it; the
+        client's digest it is held under (None when no cap counts the client). Games that
+        ended leave the count as they end; a sample of the held ones is checked too, so a
         count that missed an end (a crash between) heals, at a bounded cost per refusal."""
         cap = self.games_per_client
         if not cap or not capped(client):
-            return
+            return None
         who = _client_digest(client)
         held, sample = self.store.client_games(who, sample=CAP_SAMPLE)
         if held >= cap:
@@ -252,6 +253,7 @@ class Engine:
                 f"this client has {cap} games in play, the most allowed: finish one first",
                 429,
             )
+        return who
 
     def _unhold(self, meta: dict, game_id: str) -> None:
         if "client" in meta:
@@ -312,9 +314,8 @@ class Engine:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         created_ms = int(_moment(now).timestamp() * 1000)
         # noted first, so that a create cut short after its script is finished by the sweep
-        if self.games_per_client and capped(client):
-            meta["client"] = _client_digest(client)  # so that its end frees the client's slot
-        self._hold(client, game_id)
+        if holder := self._hold(client, game_id):
+            meta["client"] = holder  # so that its end frees the client's slot
         self.store.note_creating(game_id, created_ms)
         try:
             made = self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8))
