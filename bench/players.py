@@ -84,6 +84,25 @@ class Player:
         self.actions: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def act(self, action: dict) -> None:
+        try:
+            sent, (status, version) = await self._post(action)
+        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+            self.stats.errors += 1  # the connection broke: a new one for the next move
+            self.actions = None
+            return
+        finally:
+            self.busy = False
+        if status == 409:  # a view pushed before the other seat's move landed: stale, refused
+            self.stats.refused += 1
+            return
+        if status != 200:
+            self.stats.errors += 1
+            return
+        if self.stats.measuring:
+            self.stats.moves += 1
+            self.sent_at, self.reached = sent, version
+
+    async def _post(self, action: dict) -> tuple[float, tuple[int, int]]:
         if self.actions is None:
             self.actions = await asyncio.open_connection(self.host, self.port)
         reader, writer = self.actions
@@ -97,17 +116,7 @@ class Player:
             + body
         )
         sent = time.perf_counter()
-        status, version = await _read_answer(reader)
-        self.busy = False
-        if status == 409:  # a view pushed before the other seat's move landed: stale, refused
-            self.stats.refused += 1
-            return
-        if status != 200:
-            self.stats.errors += 1
-            return
-        if self.stats.measuring:
-            self.stats.moves += 1
-            self.sent_at, self.reached = sent, version
+        return sent, await _read_answer(reader)
 
     async def follow(self) -> None:
         reader, writer = await asyncio.open_connection(self.host, self.port)
