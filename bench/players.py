@@ -79,8 +79,10 @@ class Player:
         self.host, self.port, self.game_id, self.token = host, port, game_id, token
         self.stats = stats
         self.sent_at: float | None = None  # the move under way: when it was posted
-        self.reached = 0  # and the version its answer reached (0 while unanswered)
+        self.reached = 0  # the version this player's last answered move reached
         self.busy = False
+        self.latest: dict | None = None  # the last view pushed
+        self.acted_on = 0  # the version of the last view a move was posted on
         self.actions: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def act(self, action: dict) -> None:
@@ -94,13 +96,14 @@ class Player:
             self.busy = False
         if status == 409:  # a view pushed before the other seat's move landed: stale, refused
             self.stats.refused += 1
-            return
-        if status != 200:
+        elif status != 200:
             self.stats.errors += 1
-            return
-        if self.stats.measuring:
-            self.stats.moves += 1
-            self.sent_at, self.reached = sent, version
+        else:
+            self.reached = version
+            if self.stats.measuring:
+                self.stats.moves += 1
+                self.sent_at = sent
+        self.consider(self.latest)  # a view that came while the move was under way
 
     async def _post(self, action: dict) -> tuple[float, tuple[int, int]]:
         if self.actions is None:
@@ -146,16 +149,26 @@ class Player:
         writer.close()
 
     async def on_view(self, view: dict) -> None:
-        now = time.perf_counter()
+        self.latest = view
         if self.sent_at is not None and view["version"] >= self.reached:
-            self.stats.latencies.append(now - self.sent_at)
+            self.stats.latencies.append(time.perf_counter() - self.sent_at)
             self.sent_at = None
+        self.consider(view)
+
+    def consider(self, view: dict | None) -> None:
+        """Act on `view` if it offers a move: at most one move under way, each view acted on
+        once, never a view older than this player's own last answer (the push after it comes)."""
+        if view is None or self.busy or view["version"] <= self.acted_on:
+            return
         legal = view.get("legal_actions") or []
-        if legal and not self.busy and now < self.stats.end and view.get("status") == "playing":
-            self.busy = True  # before the task runs: one move under way a player
-            task = asyncio.ensure_future(self.act(legal[0]))
-            RUNNING.add(task)
-            task.add_done_callback(RUNNING.discard)
+        if not legal or view.get("status") != "playing" or view["version"] < self.reached:
+            return
+        if time.perf_counter() >= self.stats.end:
+            return
+        self.busy, self.acted_on = True, view["version"]
+        task = asyncio.ensure_future(self.act(legal[0]))
+        RUNNING.add(task)
+        task.add_done_callback(RUNNING.discard)
 
 
 async def main_async(url: str, games: int, seconds: float) -> dict:
