@@ -500,6 +500,11 @@ def test_bataille_ouverte_chooses_the_face_up_card_then_the_face_down_one(server
     assert view["table"]["bataille"] == 1
     pairs = view["legal_actions"]
     assert len(pairs) == len(view["table"]["pack"]) * (len(view["table"]["pack"]) - 1)
+    # the page shows the bataille (its version at least the one read above) before a click
+    page.wait_for_function(
+        "v => Number(document.querySelector('#version-label').dataset.version) >= v",
+        arg=view["version"],
+    )
     expect(page.locator("#prompt")).to_contain_text("Choose a card")
     # one button per card, not one per pair
     assert page.locator("#you button").count() <= len(view["table"]["pack"]) + 2
