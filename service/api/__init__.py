@@ -8,18 +8,27 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..engine import Engine
 from ..live import Hub, LiveSettings
 from ..web import bp as web_bp
-from . import compression, cors, limits, lobby, log, metrics, openapi, play, problems, stream
+from . import (
+    compression,
+    cors,
+    direct,
+    limits,
+    lobby,
+    log,
+    metrics,
+    openapi,
+    play,
+    problems,
+    stream,
+)
 
 MAX_BODY = 64 * 1024
 
 
-def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
+def create_app(engine: Engine, live: LiveSettings | None = None, direct_path: bool = True) -> Flask:
+    """The app; without `direct_path`, Flask answers actions too (the tests compare both)."""
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    # behind N load balancers that each set X-Forwarded-For, the client is the N-th address from
-    # the end (never trusted without this setting: a client could name any address)
-    if proxies := limits.env_int("BATAYO_TRUSTED_PROXIES", 0):
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     app.extensions["batayo.engine"] = engine
     app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.from_env())
     problems.install(app)
@@ -32,6 +41,12 @@ def create_app(engine: Engine, live: LiveSettings | None = None) -> Flask:
     app.register_blueprint(log.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(web_bp)
+    if direct_path:
+        app.wsgi_app = direct.Direct(app, app.wsgi_app)  # type: ignore[method-assign]
+    # behind N load balancers that each set X-Forwarded-For, the client is the N-th address from
+    # the end (never trusted without this setting: a client could name any address)
+    if proxies := limits.env_int("BATAYO_TRUSTED_PROXIES", 0):
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -14,6 +14,8 @@ import gzip
 
 import brotli
 from flask import Flask, Response, request
+from werkzeug.datastructures import Accept
+from werkzeug.http import parse_accept_header
 
 MIN_SIZE = 1024
 BROTLI_QUALITY = 4
@@ -31,14 +33,19 @@ def chosen(accept: str | None) -> str | None:
     """The coding to answer with: the client's preference among br and gzip, if any."""
     if not accept:
         return None
-    from werkzeug.datastructures import Accept
-    from werkzeug.http import parse_accept_header
-
     offered = parse_accept_header(accept, Accept)
     br, gz = offered.quality("br"), offered.quality("gzip")
     if br > 0 and br >= gz:
         return "br"
     return "gzip" if gz > 0 else None
+
+
+def compressed(body: bytes, accept: str | None, method: str) -> tuple[bytes, str | None]:
+    """A compressible answer's body as the request accepts it, and its coding (None: as is)."""
+    if len(body) < MIN_SIZE or method == "HEAD":
+        return body, None
+    coding = chosen(accept)
+    return (body, None) if coding is None else (encode(body, coding), coding)
 
 
 def install(app: Flask) -> None:
@@ -52,10 +59,10 @@ def install(app: Flask) -> None:
         ):
             return response
         response.vary.add("Accept-Encoding")
-        body = response.get_data()
-        coding = chosen(request.headers.get("Accept-Encoding"))
-        if len(body) < MIN_SIZE or coding is None or request.method == "HEAD":
-            return response
-        response.set_data(encode(body, coding))
-        response.headers["Content-Encoding"] = coding
+        body, coding = compressed(
+            response.get_data(), request.headers.get("Accept-Encoding"), request.method
+        )
+        if coding is not None:
+            response.set_data(body)
+            response.headers["Content-Encoding"] = coding
         return response

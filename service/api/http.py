@@ -122,8 +122,12 @@ def load(game_id: str, at: int | None = None) -> dict:
 
 
 def caller(game_id: str, required: bool = False) -> int | None:
-    """The seat the bearer token acts for; None for a spectator."""
-    header = request.headers.get("Authorization")
+    """The seat the request's bearer token acts for; None for a spectator."""
+    return seat_for(engine(), game_id, request.headers.get("Authorization"), required)
+
+
+def seat_for(eng: Engine, game_id: str, header: str | None, required: bool = False) -> int | None:
+    """The seat an `Authorization` header acts for; None for a spectator."""
     if not header:
         if required:
             raise Problem(401, "unauthorized", "act with Authorization: Bearer <your seat's token>")
@@ -132,7 +136,7 @@ def caller(game_id: str, required: bool = False) -> int | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise Problem(401, "unauthorized", "use Authorization: Bearer <token>")
     try:
-        return engine().seat_of(game_id, token.strip())
+        return eng.seat_of(game_id, token.strip())
     except PermissionError:
         raise Problem(403, "forbidden", "this token belongs to another game") from None
     except LookupError:
@@ -140,10 +144,27 @@ def caller(game_id: str, required: bool = False) -> int | None:
 
 
 def idempotency_key() -> str | None:
-    key = request.headers.get("Idempotency-Key")
+    return checked_key(request.headers.get("Idempotency-Key"))
+
+
+def checked_key(key: str | None) -> str | None:
     if key is not None and not 1 <= len(key) <= 200:
         raise Problem(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
     return key
+
+
+REFUSALS = (RuleError, Stale, IdempotencyMismatch)
+
+
+def refusal(exc: Exception) -> Problem:
+    """The engine's refusal (nothing changed) as the problem the API answers."""
+    if isinstance(exc, RuleError):
+        return Problem(exc.status, exc.code, exc.detail)
+    if isinstance(exc, Stale):
+        return Problem(
+            412, "version_mismatch", f"the game is at version {exc.current}", version=exc.current
+        )
+    return Problem(422, "idempotency_key_reused", str(exc))
 
 
 def refusals(route: Callable) -> Callable:
@@ -153,16 +174,7 @@ def refusals(route: Callable) -> Callable:
     def wrapped(*args: Any, **kwargs: Any) -> Response:
         try:
             return route(*args, **kwargs)
-        except RuleError as exc:
-            raise Problem(exc.status, exc.code, exc.detail) from None
-        except Stale as exc:
-            raise Problem(
-                412,
-                "version_mismatch",
-                f"the game is at version {exc.current}",
-                version=exc.current,
-            ) from None
-        except IdempotencyMismatch as exc:
-            raise Problem(422, "idempotency_key_reused", str(exc)) from None
+        except REFUSALS as exc:
+            raise refusal(exc) from None
 
     return wrapped

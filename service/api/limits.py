@@ -40,6 +40,7 @@ DEFAULT_PER_CLIENT = 600
 DEFAULT_PER_TOKEN = 300
 DEFAULT_WINDOW_S = 60
 EXEMPT = ("/healthz", "/readyz", "/metrics")
+COUNTED = "batayo.rate_headers"  # in a request's environ: counted already (service/api/direct)
 
 # KEYS: the counter. ARGV: its lifetime in ms. Returns the count and the ms left in the window.
 _HIT = """
@@ -79,50 +80,57 @@ class Limiter:
         return int(count), reset
 
 
-def _client_id() -> str:
-    return hashlib.sha256((request.remote_addr or "unknown").encode()).hexdigest()[:32]
+def _client_id(remote_addr: str | None) -> str:
+    return hashlib.sha256((remote_addr or "unknown").encode()).hexdigest()[:32]
 
 
-def _token_id() -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+def _token_id(header: str | None) -> str | None:
+    scheme, _, token = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return hashlib.sha256(token.strip().encode()).hexdigest()[:32]
 
 
-def install(app: Flask, client) -> None:
-    """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
-    app.config.setdefault("RATE_LIMIT", env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
-    app.config.setdefault("RATE_LIMIT_TOKEN", env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN))
-    app.config.setdefault("RATE_WINDOW_S", env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
-    limiters: dict[int, Limiter] = {}
+class RateLimits:
+    """The app's limits (its `app.config`, read on each request), counted in the store's Redis."""
 
-    def limiter() -> Limiter:
-        window = max(1, int(app.config["RATE_WINDOW_S"]))
-        if window not in limiters:
-            limiters[window] = Limiter(client, window, app.config.get("RATE_CLOCK", time.time))
-        return limiters[window]
+    def __init__(self, app: Flask, client) -> None:
+        self.app, self.client = app, client
+        self.limiters: dict[int, Limiter] = {}
 
-    @app.before_request
-    def _limit():
-        if not request.path.startswith("/v1/") or request.path in EXEMPT:
-            return None
+    def limiter(self) -> Limiter:
+        window = max(1, int(self.app.config["RATE_WINDOW_S"]))
+        if window not in self.limiters:
+            clock = self.app.config.get("RATE_CLOCK", time.time)
+            self.limiters[window] = Limiter(self.client, window, clock)
+        return self.limiters[window]
+
+    def check(
+        self, path: str, remote_addr: str | None, authorization: str | None
+    ) -> tuple[Response | None, dict[str, str]]:
+        """Count a request: the refusal to answer instead (or None), and the headers to add to
+        whatever is answered."""
+        config = self.app.config
+        if not path.startswith("/v1/") or path in EXEMPT:
+            return None, {}
         checks = []  # a limit of 0 is no limit: nothing to hash or count
-        if per_client := int(app.config["RATE_LIMIT"] or 0):
-            checks.append(("client", _client_id(), per_client))
-        if (per_token := int(app.config["RATE_LIMIT_TOKEN"] or 0)) and (token := _token_id()):
+        if per_client := int(config["RATE_LIMIT"] or 0):
+            checks.append(("client", _client_id(remote_addr), per_client))
+        if (per_token := int(config["RATE_LIMIT_TOKEN"] or 0)) and (
+            token := _token_id(authorization)
+        ):
             checks.append(("token", token, per_token))
-        window = max(1, int(app.config["RATE_WINDOW_S"]))
-        g.rate_policy = ", ".join(f'"{kind}";q={limit};w={window}' for kind, _, limit in checks)
+        if not checks:
+            return None, {}
+        window = max(1, int(config["RATE_WINDOW_S"]))
+        policy = ", ".join(f'"{kind}";q={limit};w={window}' for kind, _, limit in checks)
         closest = None
         for kind, ident, limit in checks:
             try:
-                count, reset = limiter().count(kind, ident)
+                count, reset = self.limiter().count(kind, ident)
             except Exception as exc:  # cannot count: refuse (fail closed), as the store would
-                app.logger.warning("rate limiter: the store does not answer: %s", exc)
-                g.rate_policy = ""
-                return unavailable()
+                self.app.logger.warning("rate limiter: the store does not answer: %s", exc)
+                return unavailable(), {}
             left = max(0, limit - count)
             if closest is None or left < closest[1]:
                 closest = (kind, left, reset)
@@ -132,21 +140,42 @@ def install(app: Flask, client) -> None:
                     429,
                     "rate_limited",
                     f"too many requests from {who}: at most {limit} every "
-                    f"{app.config['RATE_WINDOW_S']} s; retry in {reset} s",
+                    f"{config['RATE_WINDOW_S']} s; retry in {reset} s",
                     retry_after=reset,
                 )
                 response.headers["Retry-After"] = str(reset)
-                g.rate_left = closest
-                return response
-        g.rate_left = closest
-        return None
+                return response, _headers(policy, closest)
+        return None, _headers(policy, closest)
+
+
+def _headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str, str]:
+    if closest is None:
+        return {}
+    kind, left, reset = closest
+    return {"RateLimit-Policy": policy, "RateLimit": f'"{kind}";r={left};t={reset}'}
+
+
+def install(app: Flask, client) -> RateLimits:
+    """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
+    app.config.setdefault("RATE_LIMIT", env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
+    app.config.setdefault("RATE_LIMIT_TOKEN", env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN))
+    app.config.setdefault("RATE_WINDOW_S", env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    limits = RateLimits(app, client)
+
+    @app.before_request
+    def _limit():
+        if (counted := request.environ.get(COUNTED)) is not None:
+            g.rate_headers = counted
+            return None
+        refused, g.rate_headers = limits.check(
+            request.path, request.remote_addr, request.headers.get("Authorization")
+        )
+        return refused
 
     @app.after_request
     def _headers(response: Response) -> Response:
-        policy = g.pop("rate_policy", "")
-        closest = g.pop("rate_left", None)
-        if policy and closest is not None:
-            kind, left, reset = closest
-            response.headers["RateLimit-Policy"] = policy
-            response.headers["RateLimit"] = f'"{kind}";r={left};t={reset}'
+        response.headers.update(g.pop("rate_headers", {}))
         return response
+
+    app.extensions["batayo.limits"] = limits
+    return limits

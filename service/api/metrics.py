@@ -57,6 +57,8 @@ def install(app: Flask, engine: Engine) -> None:
     )
     registry.register(ServiceCollector(engine))
 
+    app.extensions["batayo.requests"] = requests  # the direct path counts its answers too
+
     @app.after_request
     def _count(response: Response) -> Response:
         route = request.url_rule.rule if request.url_rule else "unmatched"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from ..core.views import game_view
+from ..engine import Engine
 from . import caching, schemas
 from .http import body_of, caller, engine, idempotency_key, load, ok, query, refusals, require
 from .problems import Problem
@@ -29,13 +30,26 @@ def act(game_id: str) -> Response:
     require(game_id)
     seat = caller(game_id, required=True)
     action = body_of()
-    eng = engine()
-    expected = caching.if_match(
-        request.headers.get("If-Match"), lambda: eng.load(game_id)["version"]
+    body, version = acted(
+        engine(), game_id, seat, action, request.headers.get("If-Match"), idempotency_key()
     )
-    events, state = eng.act(game_id, seat, action, expected, idempotency_key())
+    return ok(body, ETag=f'"{version}"')
+
+
+def acted(
+    eng: Engine,
+    game_id: str,
+    seat: int,
+    action: dict,
+    if_match: str | None,
+    idem_key: str | None,
+) -> tuple[dict, int]:
+    """A seat's action applied: the answer's body and the version it reached. Shared by the
+    route and its direct path (service/api/direct.py)."""
+    expected = caching.if_match(if_match, lambda: eng.load(game_id)["version"])
+    events, state = eng.act(game_id, seat, action, expected, idem_key)
     body = {"events": eng.shown(events, seat, state), "game": game_view(state, seat)}
-    return ok(body, ETag=f'"{state["version"]}"')
+    return body, state["version"]
 
 
 @bp.get("/games/<game_id>/hint")

@@ -1,0 +1,120 @@
+"""The hottest route, `POST /v1/games/{id}/actions`, answered as plain WSGI in front of Flask.
+
+Flask's request and response objects, context and hooks cost about as much CPU as the action
+itself (README, Benchmarks). This path answers an action with the route's own code (`acted`, the
+same checks, rate limits, compression and metrics) and gives the same answer; the tests run the
+whole suite through it and compare it with Flask's answers. Flask still answers:
+
+- whatever this path does not take: another route, a body without a declared length or not
+  `application/json`, a request with an `Origin` when CORS is on;
+- a refusal (a bad header, token or body, or the engine refusing the action), which changed
+  nothing: Flask answers the request again from the start, the body as it came and the request
+  counted once by the rate limits;
+- the store not answering, or a bug, once the engine was called: Flask's error handlers answer
+  with the exception (never a second try, which could apply the action twice).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+from flask import Flask, Response, g
+
+from .compression import compressed
+from .encoding import dumps
+from .http import REFUSALS, checked_key, seat_for
+from .limits import COUNTED
+from .play import acted
+from .problems import Problem
+
+ROUTE = re.compile(r"/v1/games/([0-9a-f]{16})/actions")
+RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
+
+Environ = dict[str, Any]
+StartResponse = Callable[..., Any]
+
+
+class Direct:
+    def __init__(self, app: Flask, flask_wsgi: Callable[[Environ, StartResponse], Iterable[bytes]]):
+        self.app, self.flask = app, flask_wsgi
+        self.engine = app.extensions["batayo.engine"]
+        self.limits = app.extensions["batayo.limits"]
+        self.requests = app.extensions["batayo.requests"]
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        match = environ["REQUEST_METHOD"] == "POST" and ROUTE.fullmatch(environ["PATH_INFO"])
+        length = self._length(environ) if match else None
+        if length is None:
+            return self.flask(environ, start_response)
+        raw = environ["wsgi.input"].read(length)
+        authorization = environ.get("HTTP_AUTHORIZATION")
+        refused, rate = self.limits.check(
+            environ["PATH_INFO"], environ.get("REMOTE_ADDR"), authorization
+        )
+        if refused is not None:
+            return self._through_flask(environ, start_response, refused, rate)
+        game_id = match.group(1)
+        try:
+            try:
+                action = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                return self._again(environ, start_response, raw, rate)
+            if not isinstance(action, dict) or not self.engine.exists(game_id):
+                return self._again(environ, start_response, raw, rate)
+            seat = seat_for(self.engine, game_id, authorization, required=True)
+            key = checked_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
+            answer, version = acted(
+                self.engine, game_id, seat, action, environ.get("HTTP_IF_MATCH"), key
+            )
+        except (Problem, *REFUSALS):  # nothing changed: Flask says why
+            return self._again(environ, start_response, raw, rate)
+        except Exception as exc:  # the store away, or a bug: Flask's handlers answer it
+            return self._through_flask(environ, start_response, exc, rate)
+        body, coding = compressed(dumps(answer), environ.get("HTTP_ACCEPT_ENCODING"), "POST")
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(body))),
+            ("ETag", f'"{version}"'),
+            ("Vary", "Accept-Encoding"),
+        ]
+        if coding is not None:
+            headers.append(("Content-Encoding", coding))
+        headers += rate.items()
+        self.requests.labels("POST", RULE, "200").inc()
+        start_response("200 OK", headers)
+        return [body]
+
+    def _length(self, environ: Environ) -> int | None:
+        """The body's length, if this path takes the request; None leaves it to Flask."""
+        raw = environ.get("CONTENT_LENGTH", "")
+        mimetype = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+        cors = self.app.config.get("CORS_ORIGINS") and "HTTP_ORIGIN" in environ
+        if not raw.isdigit() or mimetype != "application/json" or cors:
+            return None
+        length = int(raw)
+        limit = self.app.config["MAX_CONTENT_LENGTH"]
+        return length if 0 < length <= limit else None
+
+    def _again(
+        self, environ: Environ, start_response: StartResponse, raw: bytes, rate: dict[str, str]
+    ) -> Iterable[bytes]:
+        """Flask answers the request from the start: the body as it came, already counted."""
+        environ["wsgi.input"] = io.BytesIO(raw)
+        environ[COUNTED] = rate
+        return self.flask(environ, start_response)
+
+    def _through_flask(
+        self, environ: Environ, start_response: StartResponse, answer: Any, rate: dict[str, str]
+    ) -> Iterable[bytes]:
+        """`answer` (a response, or the exception being handled) through Flask's error
+        handlers and after-request hooks, as if its route had given it."""
+        with self.app.request_context(environ):
+            g.rate_headers = rate
+            if isinstance(answer, Exception):
+                answer = self.app.handle_user_exception(answer)
+            response: Response = self.app.process_response(answer)
+            return response(environ, start_response)
