@@ -10,9 +10,11 @@ plain Redis: RQ moves jobs between lists with multi-key commands a cluster refus
 from __future__ import annotations
 
 import logging
+import select
 from typing import Any
 
 import redis
+from gevent import monkey
 from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException
@@ -20,11 +22,39 @@ from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
+try:  # recent redis-py (8.1 here): with maintenance notifications on ("auto", the default) its pool no longer
+    # discards a connection holding an unread reply, so the next command could read it as its
+    # own; they are a Redis Enterprise feature, and off the pool checks every connection again
+    from redis.maint_notifications import MaintNotificationsConfig
+
+    _CHECKED = {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+except ImportError:  # pragma: no cover - older redis-py: its pool always checks
+    _CHECKED = {}
+
 Client = redis.Redis | RedisCluster
 
 
 class StartupError(Exception):
     """The settings and the servers they name do not fit: say what to change, then stop."""
+
+
+_os_poll = monkey.get_original("select", "poll")  # the system's own, patched or not
+
+
+class Connection(redis.Connection):
+    """redis-py's connection, whose check for unread data when the pool hands it out asks the
+    system directly. That check is a poll that must not wait; gevent's cooperative poll, which
+    redis-py gets once gevent has patched the process, starts watchers and goes round its loop
+    for it: about a twentieth of an action's server CPU (py-spy). Anything but a zero wait, a
+    reply already buffered, or a socket with something to read goes to redis-py's own check."""
+
+    def can_read(self, timeout: float = 0) -> bool:
+        sock, reader = self._sock, getattr(self._parser, "_reader", None)
+        if timeout or sock is None or reader is None or reader.has_data():
+            return super().can_read(timeout)
+        poller = _os_poll()
+        poller.register(sock.fileno(), select.POLLIN)
+        return bool(poller.poll(0)) and super().can_read(timeout)
 
 
 def _retry() -> Retry:
@@ -43,8 +73,13 @@ def cluster_enabled(client: redis.Redis) -> bool | None:
 def plain(url: str, pool_size: int, wait_s: float, socket_timeout: float, what: str) -> redis.Redis:
     """A client of one server on a blocking pool of `pool_size` connections (a caller that finds
     them all busy waits `wait_s`, then gets a ConnectionError: a 503, never a 500)."""
+    tcp = (
+        {"connection_class": Connection} if url.startswith("redis://") else {}
+    )  # TLS, unix: theirs
     pool = redis.BlockingConnectionPool.from_url(
         url,
+        **tcp,
+        **_CHECKED,
         max_connections=pool_size,
         timeout=wait_s,
         socket_timeout=socket_timeout,
