@@ -31,6 +31,7 @@ from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .loading import Games, NotFound
 from .scheduling import Scheduler
+from .turns import Turns
 
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
 
@@ -74,6 +75,7 @@ class Engine:
         self.scheduler = Scheduler(self)
         self.audits = Audits(self)
         self.archiver = Archiver(self)
+        self.turns = Turns()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -415,6 +417,19 @@ class Engine:
         `idem_key` (scoped to the seat) a retry returns the first answer's events and appends
         nothing. Without `schedule` the caller enqueues what became due itself.
         """
+        with self.turns.of(game_id):
+            return self._act(game_id, seat, action, expected, idem_key, actor, schedule)
+
+    def _act(
+        self,
+        game_id: str,
+        seat: int,
+        action: dict,
+        expected: int | None,
+        idem_key: str | None,
+        actor: Any,
+        schedule: bool,
+    ) -> tuple[list[dict], dict]:
         fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
         idem_hash = scoped(idem_key, f"seat:{seat}") if idem_key else None
         # Optimistic: decide against the state this engine last saw, without reading Redis
