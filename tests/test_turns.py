@@ -87,8 +87,19 @@ def test_without_a_turn_in_time_it_goes_ahead_and_stays_correct(monkeypatch):
     assert len(set(versions)) == 2 and max(versions) == engine.load(gid)["version"]
 
 
-def test_turns_are_per_game_and_forgotten():
+def test_turns_are_per_game_and_forgotten(monkeypatch):
+    monkeypatch.setattr(turns, "WAIT_S", 0.05)
     engine = Engine(Store(fakeredis.FakeRedis()))
-    with engine.turns.of("a"), engine.turns.of("b"):  # another game: no wait
-        pass
+    a = engine.turns.take("a")
+    b = engine.turns.take("b")  # another game's turn: had at once
+    assert a is not None and b is not None and a is not b
+    other: list = []
+    waiter = threading.Thread(target=lambda: other.append(engine.turns.take("a")))
+    waiter.start()
+    waiter.join(5)
+    assert other == [None]  # "a" is held: not had in time
+    a.give()
+    b.give()
+    assert engine.turns.take("a") is not None  # given back: had again (and dropped here)
+    del a, b
     assert len(engine.turns._turns) == 0

@@ -417,8 +417,12 @@ class Engine:
         `idem_key` (scoped to the seat) a retry returns the first answer's events and appends
         nothing. Without `schedule` the caller enqueues what became due itself.
         """
-        with self.turns.of(game_id):
+        turn = self.turns.take(game_id)
+        try:
             return self._act(game_id, seat, action, expected, idem_key, actor, schedule)
+        finally:
+            if turn is not None:
+                turn.give()
 
     def _act(
         self,

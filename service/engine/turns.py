@@ -12,34 +12,34 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 WAIT_S = 2.0
 
 
-class _Turn:
+class Turn:
     __slots__ = ("__weakref__", "lock")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
 
+    def give(self) -> None:
+        self.lock.release()
+
 
 class Turns:
     def __init__(self) -> None:
-        self._turns: weakref.WeakValueDictionary[str, _Turn] = weakref.WeakValueDictionary()
+        self._turns: weakref.WeakValueDictionary[str, Turn] = weakref.WeakValueDictionary()
         self._guard = threading.Lock()
 
-    @contextmanager
-    def of(self, game_id: str) -> Iterator[None]:
-        """This process's turn at `game_id` (gone with the last action waiting for it)."""
-        with self._guard:
-            turn = self._turns.get(game_id)
-            if turn is None:
-                turn = self._turns[game_id] = _Turn()
-        held = turn.lock.acquire(timeout=WAIT_S)
-        try:
-            yield
-        finally:
-            if held:
-                turn.lock.release()
+    def take(self, game_id: str) -> Turn | None:
+        """This process's turn at `game_id`, to `give` back (None: not had in time). A turn
+        nobody holds or waits for is forgotten."""
+        turn = self._turns.get(game_id)
+        if turn is None:
+            with self._guard:
+                turn = self._turns.get(game_id)
+                if turn is None:
+                    turn = self._turns[game_id] = Turn()
+        if turn.lock.acquire(blocking=False) or turn.lock.acquire(timeout=WAIT_S):
+            return turn
+        return None
