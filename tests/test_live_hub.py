@@ -163,11 +163,13 @@ def test_a_busy_store_pool_answers_a_clean_503():
         pool.release(held)
 
 
-def test_a_batch_state_is_the_stored_game_whether_folded_or_read_afresh():
-    """A follower folds what it read onto the state it holds (no second round trip) when the
-    read continues its chain; when it does not (a Redis that lost writes grew another history),
-    it reads the game afresh. Either way the batch's state is the game as stored."""
+def test_a_batch_state_is_the_stored_game_whether_kept_folded_or_read_afresh():
+    """A batch appended by this process takes the state its engine kept after the append; one
+    appended elsewhere is folded onto the state the follower holds (no second round trip) when
+    the read continues its chain; when it does not (a Redis that lost writes grew another
+    history), the game is read afresh. Either way the batch's state is the game as stored."""
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    elsewhere = Engine(Store(engine.store.redis), QueueDispatcher())  # another process
     gid, _ = _game(engine)
     pump = Pump(engine)
     hub = Hub(engine, LiveSettings(per_client=0), follow=pump.follow)
@@ -179,14 +181,20 @@ def test_a_batch_state_is_the_stored_game_whether_folded_or_read_afresh():
     load = engine.load
     engine.load = lambda game_id, at=None: loads.append(game_id) or load(game_id, at)
     _flip(engine, gid)
+    kept = engine.games.cached(gid)
     loads.clear()  # the flip's own loads
     pump.step(hub, gid)
     channel = hub.channels[gid]
-    assert loads == [] and channel.batch(0).state == load(gid)  # folded, no load
+    assert loads == [] and channel.batch(0).state is kept  # appended here: kept, no load
+    _flip(elsewhere, gid)
+    pump.step(hub, gid)
+    folded = channel.batch(1).state
+    assert loads == [] and folded == load(gid) and folded is not kept  # folded, no load
+    assert engine.games.cached(gid) is folded  # and kept for this process's next action
     channel.state = {**channel.state, "hash": "0" * 64}  # as if it had followed another history
     _flip(engine, gid)
     loads.clear()
     pump.step(hub, gid)
-    assert loads == [gid] and channel.batch(1).state == load(gid)  # read afresh
+    assert loads == [gid] and channel.batch(2).state == load(gid)  # read afresh
     hub.close()
     reader.close()

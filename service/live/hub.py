@@ -171,13 +171,7 @@ class Channel:
     def _publish(self, events: list[dict]) -> None:
         engine = self.hub.engine
         if events[0].get("prev") == self.state.get("hash"):
-            # The read continues the chain the follower holds: folded onto its state, the
-            # events make the batch's state without another round trip. The engine keeps it
-            # too, so an action posted to this process decides on a fresh state.
-            state = clone(self.state)
-            for event in events:
-                apply(state, event)
-            engine.games.offer(self.game_id, state)
+            state = self._continued(events)
         else:  # another history than the one followed (Redis lost writes): read it afresh
             state = engine.load(self.game_id)
             last = events[-1]["version"]
@@ -192,6 +186,23 @@ class Channel:
             self.state = state
             changed, self.changed = self.changed, threading.Event()
         changed.set()
+
+    def _continued(self, events: list[dict]) -> dict:
+        """The state after `events`, which continue the chain the follower holds."""
+        games, last = self.hub.engine.games, events[-1]
+        kept = games.cached(self.game_id)
+        if kept is not None and (kept["version"], kept.get("hash")) == (
+            last["version"],
+            last["hash"],
+        ):
+            return kept  # appended by this process: the state its engine kept is theirs
+        # folded onto the follower's state, the events make the batch's state without another
+        # round trip; the engine keeps it too, so an action posted here decides on it
+        state = clone(self.state)
+        for event in events:
+            apply(state, event)
+        games.offer(self.game_id, state)
+        return state
 
 
 class Hub:
