@@ -198,3 +198,51 @@ def test_a_batch_state_is_the_stored_game_whether_kept_folded_or_read_afresh():
     assert loads == [gid] and channel.batch(2).state == load(gid)  # read afresh
     hub.close()
     reader.close()
+
+
+_FAIRNESS = """
+from gevent import monkey
+monkey.patch_all()
+import socket, gevent
+from service.live.hub import GROUP, Wakeup
+
+wakeup = Wakeup(4 * GROUP)
+order = []
+def stream(slot):
+    wakeup.wait(slot, 10)
+    order.append(slot)
+def request(sock):
+    sock.recv(1)
+    order.append("request")
+a, b = socket.socketpair()
+greenlets = [gevent.spawn(stream, slot) for slot in range(4 * GROUP)]
+greenlets.append(gevent.spawn(request, b))
+gevent.sleep(0.01)  # every stream waits, and so does the request
+a.send(b"x")  # the request's socket is readable from now on
+wakeup.set()
+gevent.joinall(greenlets, timeout=10)
+print(len(wakeup.events), order.index("request"), len(order))
+"""
+
+
+def test_a_batch_wakes_streams_a_group_at_a_time_and_requests_get_through():
+    """Under gevent (as the servers run), a request whose socket is ready is served between
+    two groups of streams, not after all of them."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _FAIRNESS], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
+    groups, request_at, woken = map(int, out)
+    assert groups == 4 and woken == 4 * 64 + 1
+    assert request_at < 3 * 64  # served before the last group at the latest
+
+
+def test_a_wakeup_has_a_group_for_each_64_streams_and_wakes_every_slot():
+    from service.live.hub import Wakeup
+
+    assert [len(Wakeup(n).events) for n in (0, 1, 64, 65, 5000)] == [1, 1, 1, 2, 79]
+    wakeup = Wakeup(130)
+    wakeup.set()  # without gevent: every group at once
+    assert all(wakeup.wait(slot, 0) for slot in range(300))

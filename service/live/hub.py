@@ -10,6 +10,10 @@ that reads it, and the others send the same bytes. A stream that falls more than
 behind is closed cleanly, so a slow reader costs a bounded amount of memory; its client resumes
 with Last-Event-ID from the stored log.
 
+A batch wakes a game's streams a group of `GROUP` at a time (`Wakeup`): under gevent, waking
+thousands at once would write to all of them in one go while requests wait, so between two
+groups the follower lets the server serve its other sockets.
+
 A new stream first catches up from the stored log up to the follower's position at the moment
 it joined, then reads the ring from there: no event is lost or sent twice. A stream ends
 cleanly after the game's final event, when its lifetime passes, or when the process stops.
@@ -17,6 +21,7 @@ cleanly after the game's final event, when its lifetime passes, or when the proc
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -25,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 
 import redis
+from gevent import monkey
 
 from ..core.state import apply, clone
 from ..core.views import game_view
@@ -37,6 +43,8 @@ from .settings import LiveSettings
 
 log = logging.getLogger("batayo.live")
 CATCH_UP_PAGE = 500
+GROUP = 64  # streams a batch wakes together
+_SERVE_OTHERS_S = 1e-6  # a timer, so the loop polls its sockets before the next group
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
 
 
@@ -94,6 +102,26 @@ class Batch:
         return sse.events(hub.engine.shown(self.events, seat, self.state))
 
 
+class Wakeup:
+    """What a channel's streams wait on for its next batch: one event per group of `GROUP`
+    streams (a stream waits on its slot's), set a group at a time."""
+
+    __slots__ = ("events",)
+
+    def __init__(self, streams: int) -> None:
+        self.events = [threading.Event() for _ in range(max(1, -(-streams // GROUP)))]
+
+    def wait(self, slot: int, timeout: float) -> bool:
+        return self.events[slot % len(self.events)].wait(timeout)
+
+    def set(self) -> None:
+        cooperative = len(self.events) > 1 and monkey.is_module_patched("threading")
+        for i, event in enumerate(self.events):
+            if i and cooperative:  # under gevent: the server's other sockets between groups
+                time.sleep(_SERVE_OTHERS_S)
+            event.set()
+
+
 class Channel:
     """One game followed in this process."""
 
@@ -106,7 +134,8 @@ class Channel:
         self.state: dict | None = None  # the game at the follower's position
         self.next_seq = 0
         self.batches: deque[Batch] = deque(maxlen=hub.settings.backlog)
-        self.changed = threading.Event()
+        self.changed = Wakeup(0)
+        self.slots = itertools.count()  # each stream's slot among the wakeup's groups
 
     def position(self) -> tuple[int, dict]:
         """Where a new reader starts reading the ring, and the game as of there."""
@@ -184,7 +213,7 @@ class Channel:
             self.batches.append(batch)
             self.next_seq += 1
             self.state = state
-            changed, self.changed = self.changed, threading.Event()
+            changed, self.changed = self.changed, Wakeup(self.subscribers)
         changed.set()
 
     def _continued(self, events: list[dict]) -> dict:
@@ -291,6 +320,7 @@ class Subscription:
         self.hub, self.channel = hub, channel
         self.seat, self.after, self.view, self.client = seat, after, view, client
         self.deadline = hub.clock() + hub.settings.lifetime_s
+        self.slot = next(channel.slots)
         self._closed = False
 
     def start(self) -> None:
@@ -351,13 +381,8 @@ class Subscription:
             now = hub.clock()
             if hub.closing or now >= self.deadline:
                 return
-            woken = changed.wait(min(settings.keepalive_s, self.deadline - now))
-            if woken:
-                # A batch wakes every stream of the game at once. Under gevent they would all
-                # write in one go while requests wait: each goes to the back of the queue
-                # first, so the loop serves other sockets between them.
-                time.sleep(0)
-            elif hub.clock() < self.deadline:
+            woken = changed.wait(self.slot, min(settings.keepalive_s, self.deadline - now))
+            if not woken and hub.clock() < self.deadline:
                 yield sse.KEEP_ALIVE
 
     def _sent(self, batch: Batch) -> bytes:
