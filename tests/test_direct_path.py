@@ -145,6 +145,21 @@ def test_every_kind_of_answer_is_flasks(sides):
     ]
     for status, args, headers in not_taken:
         assert taken(1, *args, **headers)[0] == status
+    before = direct.to_flask
+    short = {"CONTENT_LENGTH": str(len(FLIP) + 10)}  # the body ended short of its length
+    got = [
+        answer(
+            side.raw.post(
+                f"/v1/games/{game(side)}/actions",
+                data=FLIP,
+                headers={"Authorization": f"Bearer {side.tokens[game(side)][1]}"},
+                content_type="application/json",
+                environ_overrides=short,
+            )
+        )
+        for side in sides
+    ]
+    assert got[0] == got[1] and got[0][0] == 400 and direct.to_flask == before + 1
     assert answer(direct.client.post("/v1/games/0123456789abcdef/actions", data=FLIP)) == answer(
         flask.client.post("/v1/games/0123456789abcdef/actions", data=FLIP)
     )

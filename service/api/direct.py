@@ -59,6 +59,8 @@ class Direct:
             return self._through_flask(environ, start_response, refused, rate)
         game_id = match.group(1)
         try:
+            if len(raw) != length:  # the body ended short of its length: Flask says so
+                return self._again(environ, start_response, raw, rate)
             try:
                 action = orjson.loads(raw)
             except orjson.JSONDecodeError:
