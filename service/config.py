@@ -18,6 +18,7 @@ from pathlib import Path
 
 import redis
 
+from . import env
 from .core.command import EVENT_BUDGET
 from .embedded import EmbeddedRedis
 from .engine import Engine
@@ -38,20 +39,6 @@ GAMES_PER_CLIENT = 1000
 _EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each client we made
 
 
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def _seconds(name: str, default: float) -> float | None:
-    raw = os.environ.get(name, "").strip().lower()
-    if raw in {"off", "never", "none"}:
-        return None
-    value = float(raw) if raw else default
-    if value < 0:
-        raise ValueError(f"{name} must be a number of seconds (0 or more) or 'off'")
-    return value
-
-
 def archive(settings: Settings) -> Archive:
     """Where finished games go: BATAYO_ARCHIVE_URL, else the folder `archive` of the data folder
     (the embedded store's own). Several boxes on one Redis Cluster must share it: a local folder
@@ -68,7 +55,7 @@ def archive(settings: Settings) -> Archive:
 @dataclass
 class Settings:
     redis_url: str | None = field(default_factory=lambda: os.environ.get("REDIS_URL") or None)
-    test_games: bool = field(default_factory=lambda: _flag("BATAYO_TEST_GAMES"))
+    test_games: bool = field(default_factory=lambda: env.flag("BATAYO_TEST_GAMES"))
     data_dir: Path = field(
         default_factory=lambda: Path(
             os.environ.get("BATAYO_DATA_DIR") or Path.home() / ".local/share/batayo"
@@ -76,13 +63,13 @@ class Settings:
     )
 
     pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
-    cluster: bool = field(default_factory=lambda: _flag("BATAYO_REDIS_CLUSTER"))
+    cluster: bool = field(default_factory=lambda: env.flag("BATAYO_REDIS_CLUSTER"))
     queue_url: str | None = field(
         default_factory=lambda: os.environ.get("BATAYO_QUEUE_URL") or None
     )
     # finished games move out of Redis into the archive after this long ("off": never)
     archive_after_s: float | None = field(
-        default_factory=lambda: _seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
+        default_factory=lambda: env.seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
     )
     archive_url: str | None = field(default_factory=lambda: os.environ.get("BATAYO_ARCHIVE_URL"))
     # the most events a game may have (recorded in each game created; 0: none) and the most

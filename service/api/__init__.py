@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, Response, json
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from .. import env
 from ..engine import Engine
 from ..live import Hub, LiveSettings
 from ..web import bp as web_bp
@@ -45,7 +46,7 @@ def create_app(engine: Engine, live: LiveSettings | None = None, direct_path: bo
         app.wsgi_app = direct.Direct(app, app.wsgi_app)  # type: ignore[method-assign]
     # behind N load balancers that each set X-Forwarded-For, the client is the N-th address from
     # the end (never trusted without this setting: a client could name any address)
-    if proxies := limits.env_int("BATAYO_TRUSTED_PROXIES", 0):
+    if proxies := env.integer("BATAYO_TRUSTED_PROXIES", 0):
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
 
     @app.get("/healthz")

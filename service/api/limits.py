@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 
 from flask import Flask, Response, g, request
 
+from .. import env
 from .problems import problem_response, unavailable
 
 DEFAULT_PER_CLIENT = 600
@@ -50,14 +50,6 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {n, ttl}
 """
-
-
-def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    try:
-        return max(0, int(raw)) if raw else default
-    except ValueError:
-        return default
 
 
 class Limiter:
@@ -157,9 +149,11 @@ def _headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str, str
 
 def install(app: Flask, client) -> RateLimits:
     """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
-    app.config.setdefault("RATE_LIMIT", env_int("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
-    app.config.setdefault("RATE_LIMIT_TOKEN", env_int("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN))
-    app.config.setdefault("RATE_WINDOW_S", env_int("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    app.config.setdefault("RATE_LIMIT", env.integer("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
+    app.config.setdefault(
+        "RATE_LIMIT_TOKEN", env.integer("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN)
+    )
+    app.config.setdefault("RATE_WINDOW_S", env.integer("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
     limits = RateLimits(app, client)
 
     @app.before_request

@@ -10,9 +10,10 @@ BATAYO_CAP_LOOPBACK=1. The rate limits (BATAYO_RATE_LIMIT) count every address a
 from __future__ import annotations
 
 import ipaddress
-import os
 
-COUNT_LOOPBACK = os.environ.get("BATAYO_CAP_LOOPBACK", "").strip().lower() in {"1", "true", "yes"}
+from .. import env
+
+COUNT_LOOPBACK = env.flag("BATAYO_CAP_LOOPBACK")
 
 
 def capped(client: str) -> bool:

@@ -14,20 +14,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
+
+from .. import env
 
 # Below the Redis client's socket timeout (config.SOCKET_TIMEOUT_S), so a follower's blocking
 # read never trips the client's own timeout.
 FOLLOW_BLOCK_MS = 10_000
-
-
-def _number(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    try:
-        return max(0.0, float(raw)) if raw else default
-    except ValueError:
-        return default
 
 
 @dataclass(frozen=True)
@@ -42,9 +35,9 @@ class LiveSettings:
     @classmethod
     def from_env(cls) -> LiveSettings:
         return cls(
-            per_client=int(_number("BATAYO_STREAMS_PER_CLIENT", cls.per_client)),
-            per_process=int(_number("BATAYO_STREAMS_MAX", cls.per_process)),
-            lifetime_s=_number("BATAYO_STREAM_LIFETIME_S", cls.lifetime_s),
-            keepalive_s=max(0.05, _number("BATAYO_STREAM_KEEPALIVE_S", cls.keepalive_s)),
-            backlog=max(1, int(_number("BATAYO_STREAM_BACKLOG", cls.backlog))),
+            per_client=int(env.number("BATAYO_STREAMS_PER_CLIENT", cls.per_client)),
+            per_process=int(env.number("BATAYO_STREAMS_MAX", cls.per_process)),
+            lifetime_s=env.number("BATAYO_STREAM_LIFETIME_S", cls.lifetime_s),
+            keepalive_s=max(0.05, env.number("BATAYO_STREAM_KEEPALIVE_S", cls.keepalive_s)),
+            backlog=max(1, int(env.number("BATAYO_STREAM_BACKLOG", cls.backlog))),
         )
