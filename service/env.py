@@ -14,17 +14,17 @@ def flag(name: str) -> bool:
 
 
 def number(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    try:
-        return max(0.0, float(raw)) if raw else default
-    except ValueError:
-        return default
+    return _at_least_zero(name, default, float)
 
 
 def integer(name: str, default: int) -> int:
+    return _at_least_zero(name, default, int)
+
+
+def _at_least_zero(name: str, default, kind: type):
     raw = os.environ.get(name, "").strip()
     try:
-        return max(0, int(raw)) if raw else default
+        return max(kind(0), kind(raw)) if raw else default
     except ValueError:
         return default
 
