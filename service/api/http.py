@@ -126,17 +126,24 @@ def caller(game_id: str, required: bool = False) -> int | None:
     return seat_for(engine(), game_id, request.headers.get("Authorization"), required)
 
 
+def bearer(header: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (None: none, or another scheme)."""
+    scheme, _, token = (header or "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
 def seat_for(eng: Engine, game_id: str, header: str | None, required: bool = False) -> int | None:
     """The seat an `Authorization` header acts for; None for a spectator."""
     if not header:
         if required:
             raise Problem(401, "unauthorized", "act with Authorization: Bearer <your seat's token>")
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer(header)
+    if token is None:
         raise Problem(401, "unauthorized", "use Authorization: Bearer <token>")
     try:
-        return eng.seat_of(game_id, token.strip())
+        return eng.seat_of(game_id, token)
     except PermissionError:
         raise Problem(403, "forbidden", "this token belongs to another game") from None
     except LookupError:

@@ -34,6 +34,7 @@ import time
 from flask import Flask, Response, g, request
 
 from .. import env
+from .http import bearer
 from .problems import problem_response, unavailable
 
 DEFAULT_PER_CLIENT = 600
@@ -77,10 +78,8 @@ def _client_id(remote_addr: str | None) -> str:
 
 
 def _token_id(header: str | None) -> str | None:
-    scheme, _, token = (header or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    return hashlib.sha256(token.strip().encode()).hexdigest()[:32]
+    token = bearer(header)
+    return None if token is None else hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 class RateLimits:
@@ -136,11 +135,11 @@ class RateLimits:
                     retry_after=reset,
                 )
                 response.headers["Retry-After"] = str(reset)
-                return response, _headers(policy, closest)
-        return None, _headers(policy, closest)
+                return response, _rate_headers(policy, closest)
+        return None, _rate_headers(policy, closest)
 
 
-def _headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str, str]:
+def _rate_headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str, str]:
     if closest is None:
         return {}
     kind, left, reset = closest
