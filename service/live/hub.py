@@ -220,10 +220,7 @@ class Channel:
         """The state after `events`, which continue the chain the follower holds."""
         games, last = self.hub.engine.games, events[-1]
         kept = games.cached(self.game_id)
-        if kept is not None and (kept["version"], kept.get("hash")) == (
-            last["version"],
-            last["hash"],
-        ):
+        if kept is not None and kept["version"] == last["version"] and kept["hash"] == last["hash"]:
             return kept  # appended by this process: the state its engine kept is theirs
         # folded onto the follower's state, the events make the batch's state without another
         # round trip; the engine keeps it too, so an action posted here decides on it

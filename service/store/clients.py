@@ -22,9 +22,10 @@ from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
-try:  # recent redis-py (8.1 here): with maintenance notifications on ("auto", the default) its pool no longer
-    # discards a connection holding an unread reply, so the next command could read it as its
-    # own; they are a Redis Enterprise feature, and off the pool checks every connection again
+# With maintenance notifications on ("auto", the default of recent redis-py: 8.1 here), its pool
+# no longer discards a connection holding an unread reply, so the next command could read it
+# as its own. They are a Redis Enterprise feature; off, the pool checks every connection again.
+try:
     from redis.maint_notifications import MaintNotificationsConfig
 
     _CHECKED = {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
@@ -73,9 +74,8 @@ def cluster_enabled(client: redis.Redis) -> bool | None:
 def plain(url: str, pool_size: int, wait_s: float, socket_timeout: float, what: str) -> redis.Redis:
     """A client of one server on a blocking pool of `pool_size` connections (a caller that finds
     them all busy waits `wait_s`, then gets a ConnectionError: a 503, never a 500)."""
-    tcp = (
-        {"connection_class": Connection} if url.startswith("redis://") else {}
-    )  # TLS, unix: theirs
+    # TLS and unix sockets keep redis-py's own connection class, which the URL chooses
+    tcp = {"connection_class": Connection} if url.startswith("redis://") else {}
     pool = redis.BlockingConnectionPool.from_url(
         url,
         **tcp,
