@@ -31,15 +31,25 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def _started(start, what: str, errors: tuple[type[Exception], ...]):
+    """`start()`, or a skip saying why `what` could not start (`errors`; a failure in CI, which
+    requires it)."""
+    try:
+        return start()
+    except errors as exc:
+        if os.environ.get("BATAYO_REQUIRE_REDIS"):
+            raise
+        pytest.skip(f"no {what} for the tests: {exc}")
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory) -> RedisServer:
     """The tests' own Redis server, for the whole run."""
-    try:
-        server = RedisServer(tmp_path_factory.mktemp("redis"))
-    except (FileNotFoundError, RuntimeError) as exc:
-        if os.environ.get("BATAYO_REQUIRE_REDIS"):
-            raise
-        pytest.skip(f"no Redis server for the tests: {exc}")
+    server = _started(
+        lambda: RedisServer(tmp_path_factory.mktemp("redis")),
+        "Redis server",
+        (FileNotFoundError, RuntimeError),
+    )
     yield server
     server.stop()
 
@@ -58,12 +68,11 @@ def real_redis(redis_url) -> redis.Redis:
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory) -> RedisClusterServers:
     """The tests' own Redis Cluster (three masters on free ports), for the whole run."""
-    try:
-        servers = RedisClusterServers(tmp_path_factory.mktemp("cluster"))
-    except (FileNotFoundError, RuntimeError, redis.RedisError) as exc:
-        if os.environ.get("BATAYO_REQUIRE_REDIS"):
-            raise
-        pytest.skip(f"no Redis Cluster for the tests: {exc}")
+    servers = _started(
+        lambda: RedisClusterServers(tmp_path_factory.mktemp("cluster")),
+        "Redis Cluster",
+        (FileNotFoundError, RuntimeError, redis.RedisError),
+    )
     yield servers
     servers.stop()
 

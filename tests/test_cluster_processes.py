@@ -132,27 +132,19 @@ def play_human(apis: list[Server], gid: str, token: str, moves: list[int], error
 
 def test_two_apis_and_two_workers_play_every_game_on_the_cluster(deployment, redis_cluster):
     apis, workers = deployment
-    humans: list[tuple[str, str]] = []
-    for i, (kind, options) in enumerate(GAMES):
-        status, _, created = call(
-            apis[i % 2].port,
-            "POST",
-            "/v1/games",
-            {"game": kind, "options": options, "seats": seats(kind, options, True)},
-        )
-        assert status == 201, created
-        humans.append((created["id"], created["seats"][0]["token"]))
-    bots = []
-    for i in range(BOT_GAMES):
+
+    def create(i: int, human: bool) -> dict:
+        """The i-th game (of GAMES, in turn), created through the APIs in turn."""
         kind, options = GAMES[i % len(GAMES)]
-        status, _, created = call(
-            apis[i % 2].port,
-            "POST",
-            "/v1/games",
-            {"game": kind, "options": options, "seats": seats(kind, options, False)},
-        )
+        body = {"game": kind, "options": options, "seats": seats(kind, options, human)}
+        status, _, created = call(apis[i % 2].port, "POST", "/v1/games", body)
         assert status == 201, created
-        bots.append(created["id"])
+        return created
+
+    humans = [
+        (c["id"], c["seats"][0]["token"]) for c in (create(i, True) for i in range(len(GAMES)))
+    ]
+    bots = [create(i, False)["id"] for i in range(BOT_GAMES)]
 
     errors: list = []
     moves = {gid: [0, 0] for gid, _ in humans}
