@@ -34,6 +34,7 @@ import time
 from flask import Flask, Response, g, request
 
 from .. import env
+from ..store.scripts import Script
 from .http import bearer
 from .problems import problem_response, unavailable
 
@@ -60,7 +61,7 @@ class Limiter:
         self.redis = client
         self.window_s = window_s
         self.clock = clock
-        self._hit = client.register_script(_HIT)
+        self._hit = Script(client, _HIT)
 
     def count(self, kind: str, ident: str) -> tuple[int, int]:
         """Count one request: the requests of this window so far, and seconds to the next."""

@@ -20,6 +20,7 @@ from . import health
 from .archive import Archive, ArchivedGame
 from .clients import is_cluster
 from .index import GameIndex
+from .scripts import Script
 
 log = logging.getLogger(__name__)
 
@@ -250,13 +251,13 @@ class Store:
     def __init__(self, client: redis.Redis, archive: Archive | None = None) -> None:
         self.redis = client
         self.archive = archive
-        self._drop = client.register_script(_DROP)
-        self._dump = client.register_script(_DUMP)
-        self._keep_audit = client.register_script(_KEEP_AUDIT)
-        self._append = client.register_script(_APPEND)
-        self._load = client.register_script(_LOAD)
-        self._take_ticket = client.register_script(_TAKE_TICKET)
-        self._create = client.register_script(_CREATE)
+        self._drop = Script(client, _DROP)
+        self._dump = Script(client, _DUMP)
+        self._keep_audit = Script(client, _KEEP_AUDIT)
+        self._append = Script(client, _APPEND)
+        self._load = Script(client, _LOAD)
+        self._take_ticket = Script(client, _TAKE_TICKET)
+        self._create = Script(client, _CREATE)
         self.games = GameIndex(client)
         self.tally = _counters.Tally(client)
         self.clustered = is_cluster(client)

@@ -43,11 +43,16 @@ _os_poll = monkey.get_original("select", "poll")  # the system's own, patched or
 
 
 class Connection(redis.Connection):
-    """redis-py's connection, whose check for unread data when the pool hands it out asks the
-    system directly. That check is a poll that must not wait; gevent's cooperative poll, which
-    redis-py gets once gevent has patched the process, starts watchers and goes round its loop
-    for it: about a twentieth of an action's server CPU (py-spy). Anything but a zero wait, a
-    reply already buffered, or a socket with something to read goes to redis-py's own check."""
+    """redis-py's connection, with two system calls made directly under gevent:
+
+    - the check for unread data when the pool hands it out is a poll that must not wait;
+      gevent's cooperative poll, which redis-py gets once gevent has patched the process,
+      starts watchers and goes round its loop for it: about a twentieth of an action's server
+      CPU (py-spy). Anything but a zero wait, a reply already buffered, or a socket with
+      something to read goes to redis-py's own check;
+    - a command is first sent with one plain non-blocking `send` (gevent's `sendall` asks the
+      kernel for the buffer's size before each write, as service.wsgi_io explains); what did
+      not fit, or an error, goes to redis-py's own send, which waits and raises as it does."""
 
     def can_read(self, timeout: float = 0) -> bool:
         sock, reader = self._sock, getattr(self._parser, "_reader", None)
@@ -56,6 +61,22 @@ class Connection(redis.Connection):
         poller = _os_poll()
         poller.register(sock.fileno(), select.POLLIN)
         return bool(poller.poll(0)) and super().can_read(timeout)
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if self._sock is None or isinstance(command, str | bytes):
+            return super().send_packed_command(command, check_health)
+        if check_health:
+            self.check_health()  # before the first byte, as redis-py does
+        raw = getattr(self._sock, "_sock", None)  # the non-blocking socket under gevent's
+        for i, item in enumerate(command):
+            try:
+                sent = raw.send(item) if raw is not None else 0
+            except OSError:  # it would block, or a real error: redis-py's send raises it
+                sent = 0
+            if sent < len(item):
+                rest = [memoryview(item)[sent:], *command[i + 1 :]]
+                return super().send_packed_command(rest, check_health=False)
+        return None
 
 
 def _retry() -> Retry:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .scripts import Script
+
 P = "{games}:"
 STATUS = P + "status"  # id -> status
 KIND = P + "kind"  # id -> game kind
@@ -73,8 +75,8 @@ def _sorted_set(game: str | None, status: str | None) -> str:
 class GameIndex:
     def __init__(self, client) -> None:
         self.redis = client
-        self._index = client.register_script(_INDEX)
-        self._set_status = client.register_script(_SET_STATUS)
+        self._index = Script(client, _INDEX)
+        self._set_status = Script(client, _SET_STATUS)
 
     def add(self, game_id: str, game: str, status: str, created_ms: int) -> None:
         self._index(keys=[STATUS], args=[game_id, game, status, created_ms])

@@ -1,0 +1,111 @@
+"""service/store/scripts.Script: an EVALSHA straight on a pooled connection answers what
+redis-py's registered script answers, loads the script again on a server that lost it, and
+takes as many tries on a lost reply as redis-py does; the store's connection sends a command
+with one plain send under gevent and hands what did not fit to redis-py's own send."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import fakeredis
+import pytest
+import redis
+
+from service.store import clients
+from service.store.scripts import Script
+from tests.support.faults import RETRIES, LostReplies
+
+pytestmark = pytest.mark.redis
+
+ECHO = "redis.call('SET', KEYS[1], ARGV[1]) return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}"
+FAILS = "return redis.error_reply('no such move')"
+
+
+def _client(url: str) -> redis.Redis:
+    return clients.plain(url, pool_size=2, wait_s=1, socket_timeout=5, what="REDIS_URL")
+
+
+def test_it_answers_what_the_registered_script_answers(redis_url):
+    client = _client(redis_url)
+    script = Script(client, ECHO)
+    assert script._pool is client.connection_pool  # the direct path, not the fallback
+    direct = script(keys=["scripts:k"], args=["é 1", 41])
+    assert direct == script.registered(keys=["scripts:k"], args=["é 1", 41])
+    assert direct == [b"scripts:k", "é 1".encode(), 42]
+    assert client.get("scripts:k") == "é 1".encode()
+
+
+def test_a_server_that_lost_its_scripts_gets_it_again(redis_url):
+    client = _client(redis_url)
+    script = Script(client, ECHO)
+    script(keys=["scripts:k"], args=["a", 1])
+    client.script_flush()
+    assert script(keys=["scripts:k"], args=["b", 1]) == [b"scripts:k", b"b", 2]
+
+
+def test_an_error_reply_is_raised_and_leaves_the_connection_clean(redis_url):
+    client = _client(redis_url)
+    with pytest.raises(redis.ResponseError, match="no such move"):
+        Script(client, FAILS)()
+    assert client.echo("next") == b"next"  # the pool's connections read their own replies
+
+
+@pytest.mark.parametrize("lost, answered", [(RETRIES, True), (RETRIES + 1, False)])
+def test_a_lost_reply_takes_redis_pys_own_tries(redis_server, lost, answered):
+    faults = LostReplies()
+    client = faults.client(redis_server.port)
+    script = Script(client, ECHO)
+    client.script_load(ECHO)
+    faults.arm(script.sha, lost)
+    if answered:
+        assert script(keys=["scripts:lost"], args=["x", 1]) == [b"scripts:lost", b"x", 2]
+    else:
+        with pytest.raises(redis.ConnectionError):
+            script(keys=["scripts:lost"], args=["x", 1])
+    assert faults.lost == lost
+    assert client.echo("after") == b"after"
+
+
+def test_other_clients_keep_redis_pys_script():
+    client = fakeredis.FakeRedis()
+    script = Script(client, ECHO)
+    assert script._pool is None
+    assert script(keys=["k"], args=["v", 1]) == [b"k", b"v", 2]
+
+
+_SENDS = """
+from gevent import monkey
+
+monkey.patch_all()
+
+import sys
+
+import gevent.socket
+
+from service.store import clients
+
+asked = []
+size_of = gevent.socket.socket.getsockopt
+gevent.socket.socket.getsockopt = lambda self, *a: asked.append(a) or size_of(self, *a)
+client = clients.plain(sys.argv[1], pool_size=2, wait_s=1, socket_timeout=5, what="REDIS_URL")
+client.ping()
+asked.clear()
+client.set("scripts:small", "v")
+small = len(asked)
+big = bytes(range(256)) * 40_000  # 10 MB: far more than one send takes
+client.set("scripts:big", big)
+print(small, client.get("scripts:big") == big, client.get("scripts:small") == b"v")
+client.delete("scripts:big", "scripts:small")
+"""
+
+
+def test_under_gevent_a_command_is_one_send_and_a_large_one_is_sent_whole(redis_url):
+    out = subprocess.run(
+        [sys.executable, "-c", _SENDS, redis_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    assert out == ["0", "True", "True"]  # no buffer-size question for a small command
