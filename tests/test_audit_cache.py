@@ -8,7 +8,7 @@ import contextlib
 import uuid
 
 import fakeredis
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.core.state import game_of
@@ -18,6 +18,7 @@ from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 from service.store.archive import Archive
+from tests.support.leaks import DEEP
 
 GAMES = {
     # Bataille ouverte: face-down cards hidden "until reveal" (a reveal reopens older events)
@@ -42,6 +43,9 @@ def run(jobs: QueueDispatcher, engine: Engine, steps: int) -> None:
         jobs.run(lambda job, args: getattr(engine, job)(*args), limit=steps)
 
 
+# each example plays a whole game and audits it afresh at every step: CI takes 10 of them,
+# HYPOTHESIS_PROFILE=deep its profile's count
+@settings(max_examples=settings.default.max_examples if DEEP else 10)
 @given(
     game=st.sampled_from(list(GAMES)),
     seed=st.binary(min_size=32, max_size=32),
