@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import auth, create, finished_tied_game, shot, wait_for_legal
+from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -57,7 +58,8 @@ def tied(server) -> dict[str, str]:
 
 
 def events(server, gid: str) -> list[dict]:
-    return server.client.get(f"/v1/games/{gid}/events?limit=1000").json["events"]
+    """The whole log (a long game has more than one page)."""
+    return all_events(server, gid)
 
 
 def axe_violations(page) -> list:
