@@ -288,3 +288,16 @@ def test_unknown_games_and_routes_are_problems(svc):
     assert svc.client.get("/v1/games?status=lost").status_code == 400
     assert svc.client.get("/healthz").json == {"status": "ok"}
     assert svc.client.get("/readyz").json == {"status": "ready"}
+
+
+def test_each_append_is_logged_with_its_events_when_info_is_on(svc, caplog):
+    created = new_game(svc)
+    token = created["seats"][0]["token"]
+    with caplog.at_level("INFO", logger="batayo.engine"):
+        r = svc.client.post(
+            f"/v1/games/{created['id']}/actions", json={"type": "flip"}, headers=auth(token)
+        )
+    assert r.status_code == 200
+    [record] = [rec for rec in caplog.records if rec.getMessage() == "appended"]
+    assert (record.game, record.version) == (created["id"], r.json["game"]["version"])
+    assert record.event_types == [e["type"] for e in r.json["events"]]

@@ -529,10 +529,9 @@ class Engine:
                 self.games.forget(game_id)
             raise
         self.games.remember(game_id, cmd.state)
-        log.info(
-            "appended",
-            extra={"game": game_id, "version": new, "event_types": [e["type"] for e in cmd.events]},
-        )
+        if log.isEnabledFor(logging.INFO):  # off under gunicorn (WARNING): no record built there
+            types = [e["type"] for e in cmd.events]
+            log.info("appended", extra={"game": game_id, "version": new, "event_types": types})
         if before is None or before["status"] != cmd.state["status"]:
             self.store.set_status(game_id, cmd.state["status"])
             if cmd.state["status"] == "finished":  # archived once its retention delay passed
