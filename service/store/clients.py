@@ -68,9 +68,11 @@ class Connection(redis.Connection):
         if check_health:
             self.check_health()  # before the first byte, as redis-py does
         raw = getattr(self._sock, "_sock", None)  # the non-blocking socket under gevent's
+        if raw is None:  # a plain socket (no gevent): redis-py's send is already one call
+            return super().send_packed_command(command, check_health=False)
         for i, item in enumerate(command):
             try:
-                sent = raw.send(item) if raw is not None else 0
+                sent = raw.send(item)
             except OSError:  # it would block, or a real error: redis-py's send raises it
                 sent = 0
             if sent < len(item):
