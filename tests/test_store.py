@@ -140,3 +140,27 @@ def test_a_snapshot_the_stream_no_longer_holds_is_not_used(any_redis):
     assert snap is None and fold(rest) == fold(t.events[:10])
     snap, rest, reset = store.load_since("g4", None, 12, t.events[11]["hash"])
     assert reset and fold(rest) == fold(t.events[:10])
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda e: json.dumps(e, ensure_ascii=False),  # as entries were written before orjson
+        lambda e: json.dumps(e, separators=(",", ":")),  # as they are written now
+        lambda e: json.dumps({"hash": e["hash"], **e}),  # the hash not last: decoded in full
+    ],
+    ids=["spaced", "compact", "hash-first"],
+)
+def test_the_tip_hash_is_read_from_entries_of_every_form(any_redis, write):
+    """The append's tip check reads the hash off the stored JSON's end: a stream written
+    before entries became compact JSON is checked as well as one written since."""
+    events = events_of(3)
+    stream = key("forms", "events")
+    for e in events[:2]:
+        any_redis.xadd(stream, {"e": write(e)}, id=f"{e['version']}-0")
+    store = Store(any_redis)
+    with pytest.raises(Conflict) as conflict:
+        store.append("forms", 2, events[2:], expected_hash=events[0]["hash"])
+    assert conflict.value.diverged
+    assert store.append("forms", 2, events[2:], expected_hash=events[1]["hash"]) == 3
+    assert store.events("forms") == events
