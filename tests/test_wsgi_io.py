@@ -4,13 +4,16 @@ with bad header lines is a 400, never a 500 or a hang."""
 
 from __future__ import annotations
 
+import email.utils
 import io
 import socket
+import time
 from http import client
 
 import pytest
+from gevent import pywsgi
 
-from service.wsgi_io import MAX_FIELDS, MAX_LINE, RequestHeaders
+from service.wsgi_io import MAX_FIELDS, MAX_LINE, HttpDate, RequestHeaders
 
 from .support.serving import production
 
@@ -109,3 +112,23 @@ def test_the_server_reads_a_request_through_it(server):
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\nConnection: close\r\n\r\n",
     )
     assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b'{"status": "ok"}')
+
+
+def test_the_date_field_is_the_clocks_second_as_gevent_writes_it():
+    now = [1_764_600_000.25]
+    date = HttpDate(lambda: now[0])
+    assert date() == pywsgi.format_date_time(now[0]) == b"Mon, 01 Dec 2025 14:40:00 GMT"
+    assert date() is date()  # the same second: the same text, made once
+    now[0] += 1.0  # the next second: the kept text moves on with the clock
+    assert date() == b"Mon, 01 Dec 2025 14:40:01 GMT"
+    now[0] -= 5  # a clock set back as well
+    assert date() == pywsgi.format_date_time(now[0])
+
+
+def test_every_answer_carries_one_date_field_of_now(server):
+    answer = _raw(server, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    head = answer.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")[1:]
+    dates = [line.split(":", 1)[1].strip() for line in head if line.lower().startswith("date:")]
+    assert len(dates) == 1
+    sent = email.utils.parsedate_to_datetime(dates[0]).timestamp()
+    assert abs(sent - time.time()) < 5

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .cards import CARD_RE, SUITS
@@ -358,6 +359,10 @@ class Action:
     available: Callable[[dict], bool] | None = None
 
     def body(self) -> Obj:
+        return self._body
+
+    @cached_property
+    def _body(self) -> Obj:  # made once: every action checked against it
         return Obj({"type": Choice((self.type,)), **self.fields}, title=self.type, doc=self.doc)
 
 
