@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from service.store import clients
-from service.store.scripts import Script
+from service.store.scripts import KEPT, Script
 from tests.support.faults import RETRIES, LostReplies
 
 pytestmark = pytest.mark.redis
@@ -29,7 +29,7 @@ def _client(url: str) -> redis.Redis:
 def test_it_answers_what_the_registered_script_answers(redis_url):
     client = _client(redis_url)
     script = Script(client, ECHO)
-    assert script._pool is client.connection_pool  # the direct path, not the fallback
+    assert script._idle.pool is client.connection_pool  # the direct path, not the fallback
     direct = script(keys=["scripts:k"], args=["é 1", 41])
     assert direct == script.registered(keys=["scripts:k"], args=["é 1", 41])
     assert direct == [b"scripts:k", "é 1".encode(), 42]
@@ -67,10 +67,68 @@ def test_a_lost_reply_takes_redis_pys_own_tries(redis_server, lost, answered):
     assert client.echo("after") == b"after"
 
 
+def _counting_gets(monkeypatch, pool) -> list[int]:
+    gets: list[int] = []
+    real = pool.get_connection
+    monkeypatch.setattr(pool, "get_connection", lambda: gets.append(1) or real())
+    return gets
+
+
+def test_a_clean_call_leaves_its_connection_to_the_next_without_the_pool(redis_url, monkeypatch):
+    client = _client(redis_url)
+    script, other = Script(client, ECHO), Script(client, FAILS)
+    assert other._idle is script._idle  # one per pool: every script on it shares it
+    gets = _counting_gets(monkeypatch, client.connection_pool)
+    script(keys=["scripts:k"], args=["a", 1])
+    kept = script._idle.conns[:]
+    assert len(kept) == 1 and len(gets) == 1
+    assert script(keys=["scripts:k"], args=["b", 1]) == [b"scripts:k", b"b", 2]
+    assert script._idle.conns == kept and len(gets) == 1  # the same connection, no pool get
+
+
+def test_a_failed_call_gives_its_connection_back_to_the_pool(redis_url):
+    client = _client(redis_url)
+    with pytest.raises(redis.ResponseError):
+        Script(client, FAILS)()
+    idle = Script(client, ECHO)._idle
+    assert idle.conns == []  # the pool checks it before anyone uses it again
+    assert client.echo("next") == b"next"
+
+
+def test_at_most_kept_connections_wait_the_rest_go_back(redis_url):
+    client = _client(redis_url)
+    idle = Script(client, ECHO)._idle
+    pool = client.connection_pool
+    conns = [pool.make_connection() for _ in range(KEPT + 1)]
+    for conn in conns:
+        idle.keep(conn)
+    assert idle.conns == conns[:KEPT]
+    assert conns[KEPT] in pool._connections  # released: the pool has it back
+
+
+def test_a_kept_connection_dropped_meanwhile_reconnects(redis_url):
+    client = _client(redis_url)
+    script = Script(client, ECHO)
+    script(keys=["scripts:k"], args=["a", 1])
+    client.connection_pool.disconnect()  # every connection of the pool, the kept one too
+    assert script(keys=["scripts:k"], args=["c", 1]) == [b"scripts:k", b"c", 2]
+
+
+def test_after_a_fork_the_parents_connections_are_forgotten(redis_url, monkeypatch):
+    client = _client(redis_url)
+    script = Script(client, ECHO)
+    script(keys=["scripts:k"], args=["a", 1])
+    parents = script._idle.conns[:]
+    script._idle.pid -= 1  # as a child sees it: another process made them
+    gets = _counting_gets(monkeypatch, client.connection_pool)
+    assert script(keys=["scripts:k"], args=["d", 1]) == [b"scripts:k", b"d", 2]
+    assert len(gets) == 1 and script._idle.conns != parents
+
+
 def test_other_clients_keep_redis_pys_script():
     client = fakeredis.FakeRedis()
     script = Script(client, ECHO)
-    assert script._pool is None
+    assert script._idle is None
     assert script(keys=["k"], args=["v", 1]) == [b"k", b"v", 2]
 
 
