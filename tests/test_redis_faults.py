@@ -293,12 +293,19 @@ def test_the_sweep_comes_back_after_the_queue_is_lost_and_clocks_fire(redis_url,
         assert wait_until(clocked, 30), (tmp_path / "worker.log").read_text()[-3000:]
         assert RQDispatcher(client).exists(store.armed_sweep())  # and the chain goes on
         assert "started it again" in (tmp_path / "worker.log").read_text()
+        _stop(worker)  # its clocks go on playing: the log is read whole once they stop
         sound(quiet, gid)
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
+        _stop(worker)
         log.close()
+
+
+def _stop(worker: subprocess.Popen) -> None:
+    if worker.poll() is not None:
+        return
+    os.killpg(worker.pid, signal.SIGTERM)
+    try:
+        worker.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()

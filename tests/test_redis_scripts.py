@@ -86,24 +86,50 @@ def test_a_clean_call_leaves_its_connection_to_the_next_without_the_pool(redis_u
     assert script._idle.conns == kept and len(gets) == 1  # the same connection, no pool get
 
 
-def test_a_failed_call_gives_its_connection_back_to_the_pool(redis_url):
+def test_an_error_reply_leaves_its_connection_to_the_next_call(redis_url):
+    """An error reply is read whole: the connection is clean, and the next call takes it."""
     client = _client(redis_url)
     with pytest.raises(redis.ResponseError):
         Script(client, FAILS)()
-    idle = Script(client, ECHO)._idle
-    assert idle.conns == []  # the pool checks it before anyone uses it again
+    script = Script(client, ECHO)
+    kept = script._idle.conns[:]
+    assert len(kept) == 1
+    assert script(keys=["scripts:k"], args=["e", 1]) == [b"scripts:k", b"e", 2]
+    assert script._idle.conns == kept
+
+
+def test_a_call_cut_short_drops_its_connection(redis_url, monkeypatch):
+    """A call cut short (a timeout, a greenlet killed mid-read) may leave its reply under way,
+    too late for the pool's check for unread data: the connection is dropped, and the next call
+    reads its own reply."""
+    client = _client(redis_url)
+    script = Script(client, ECHO)
+    real = redis.Connection.read_response
+
+    def cut(conn, *args, **kwargs):
+        raise KeyboardInterrupt  # a BaseException, as gevent's Timeout and GreenletExit are
+
+    monkeypatch.setattr(redis.Connection, "read_response", cut)
+    with pytest.raises(KeyboardInterrupt):
+        script(keys=["scripts:k"], args=["f", 1])
+    monkeypatch.setattr(redis.Connection, "read_response", real)
+    assert script._idle.conns == []
+    assert script(keys=["scripts:k"], args=["g", 1]) == [b"scripts:k", b"g", 2]
     assert client.echo("next") == b"next"
 
 
-def test_at_most_kept_connections_wait_the_rest_go_back(redis_url):
-    client = _client(redis_url)
+@pytest.mark.parametrize("size, kept", [(2, 1), (64, KEPT), (1000, KEPT)])
+def test_at_most_kept_connections_wait_the_rest_go_back(redis_url, size, kept):
+    """At most `KEPT`, and half the pool: the pool's other commands keep the rest."""
+    client = clients.plain(redis_url, pool_size=size, wait_s=1, socket_timeout=5, what="REDIS_URL")
     idle = Script(client, ECHO)._idle
+    assert idle.kept == min(kept, size // 2)
     pool = client.connection_pool
-    conns = [pool.make_connection() for _ in range(KEPT + 1)]
+    conns = [pool.make_connection() for _ in range(idle.kept + 1)]
     for conn in conns:
         idle.keep(conn)
-    assert idle.conns == conns[:KEPT]
-    assert conns[KEPT] in pool._connections  # released: the pool has it back
+    assert idle.conns == conns[: idle.kept]
+    assert conns[idle.kept] in pool._connections  # released: the pool has it back
 
 
 def test_a_kept_connection_dropped_meanwhile_reconnects(redis_url):

@@ -6,6 +6,7 @@ import json
 import threading
 
 import pytest
+import redis
 
 from service.core.chain import seal
 from service.core.state import fold
@@ -164,3 +165,25 @@ def test_the_tip_hash_is_read_from_entries_of_every_form(any_redis, write):
     assert conflict.value.diverged
     assert store.append("forms", 2, events[2:], expected_hash=events[1]["hash"]) == 3
     assert store.events("forms") == events
+
+
+def test_follow_reads_what_comes_after_a_version_and_waits_for_it(any_redis):
+    """The live followers' read: the events after `after`, or none once `block_ms` passed."""
+    store = Store(any_redis)
+    events = events_of(3)
+    store.append("followed", 0, events)
+    assert store.follow("followed", 1, 50) == events[1:]
+    assert store.follow("followed", 3, 50) == []
+    later = threading.Timer(0.1, lambda: store.append("followed", 3, events_of(1, 4)))
+    later.start()
+    assert [e["version"] for e in store.follow("followed", 3, 5_000)] == [4]
+    later.join()
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_follow_reads_either_protocols_reply(redis_url, protocol):
+    """XREAD's reply is a map under RESP3 and a list of pairs under RESP2: both are read."""
+    store = Store(redis.Redis.from_url(redis_url, protocol=protocol))
+    events = events_of(2)
+    store.append(f"protocol{protocol}", 0, events)
+    assert store.follow(f"protocol{protocol}", 0, 50) == events

@@ -1,4 +1,4 @@
-"""Lua scripts called straight on a pooled connection.
+"""Lua scripts (and the live followers' reads) sent straight on a pooled connection.
 
 redis-py's path from a registered script to the socket goes through a dozen Python layers
 (the script object, `evalsha`, `execute_command`, observability hooks, the packer's argument
@@ -13,11 +13,14 @@ connection, retry policy and parser, and nothing else:
   registered script, which loads it again;
 - a cluster client, or any other, keeps redis-py's registered script.
 
-A call that read its whole reply leaves its connection to the next call in the process (`Idle`),
-without going through the pool: redis-py's pool records observability metrics and checks the
-connection for unread data on every get and release, about a twentieth of an action's server
-CPU (py-spy), for a connection known to be clean. A call that failed in any way gives its
-connection back to the pool, which checks it as it always does.
+A call that read its whole reply (an error reply too) leaves its connection to the next call
+in the process (`Idle`), without going through the pool: redis-py's pool records observability
+metrics and checks the connection for unread data on every get and release, about a twentieth
+of an action's server CPU (py-spy), for a connection known to be clean. A call cut short in
+any other way drops its connection (its reply may still be under way, too late for the pool's
+check for unread data) and gives it back to the pool.
+
+`command` is that path for any command: the live followers' blocking `XREAD` takes it too.
 """
 
 from __future__ import annotations
@@ -31,16 +34,20 @@ import hiredis
 import redis
 from redis.exceptions import NoScriptError
 
-KEPT = 8  # clean connections an `Idle` keeps at most; the rest go back to the pool
+KEPT = 32  # clean connections an `Idle` keeps at most, and never more than half its pool
 
 
 class Idle:
-    """A pool's connections that script calls left clean (their whole reply read), for the
-    next call of this process: newest first, at most `KEPT`. After a fork the parent's are
-    forgotten (the pool starts afresh in the child too)."""
+    """A pool's connections that calls left clean (their whole reply read), for the next call
+    of this process: newest first. On a blocking pool (the one requests share), at most `KEPT`
+    and half the pool's connections, so the other commands on it keep the rest; a pool that
+    makes connections on demand (the live followers') keeps all it lends. After a fork the
+    parent's are forgotten (the pool starts afresh in the child too)."""
 
     def __init__(self, pool: redis.ConnectionPool) -> None:
         self.pool = pool
+        blocking = isinstance(pool, redis.BlockingConnectionPool)
+        self.kept = max(1, min(KEPT, pool.max_connections // 2)) if blocking else 2**31
         self.pid = os.getpid()
         self.conns: list[redis.Connection] = []
 
@@ -51,7 +58,7 @@ class Idle:
         return self.pool.get_connection()
 
     def keep(self, conn: redis.Connection) -> None:
-        if len(self.conns) < KEPT and self._ours():
+        if len(self.conns) < self.kept and self._ours():
             self.conns.append(conn)
         else:
             self.pool.release(conn)
@@ -66,41 +73,53 @@ class Idle:
 _IDLE: weakref.WeakKeyDictionary[redis.ConnectionPool, Idle] = weakref.WeakKeyDictionary()
 
 
+def direct(client: Any) -> Idle | None:
+    """The one `Idle` of a plain client's pool, shared by every call on it; None for a client
+    that keeps redis-py's own path (a cluster, fakeredis, a client on one connection)."""
+    if type(client) is not redis.Redis or client.connection is not None:
+        return None
+    pool = client.connection_pool
+    idle = _IDLE.get(pool)
+    if idle is None:
+        idle = _IDLE[pool] = Idle(pool)
+    return idle
+
+
+def command(idle: Idle, *args: Any) -> Any:
+    """One command sent on a connection of `idle`, with redis-py's retries; its reply as hiredis
+    parses it (an error reply raised)."""
+    packed = [hiredis.pack_command(args)]
+    conn = idle.take()
+    try:
+        reply = conn.retry.call_with_retry(
+            lambda: _sent(conn, packed), lambda _error: conn.disconnect()
+        )
+    except redis.ResponseError:  # an error reply, read whole: the connection is clean
+        idle.keep(conn)
+        raise
+    except BaseException:  # cut short, a reply perhaps under way: never read by another call
+        conn.disconnect()
+        idle.pool.release(conn)
+        raise
+    idle.keep(conn)
+    return reply
+
+
 class Script:
     def __init__(self, client: Any, source: str) -> None:
         self.registered = client.register_script(source)
         self.script = source
         self.sha = self.registered.sha
-        plain = type(client) is redis.Redis and client.connection is None
-        self._idle = _idle(client.connection_pool) if plain else None
+        self._idle = direct(client)
 
     def __call__(self, keys: list | tuple = (), args: list | tuple = ()) -> Any:
         idle = self._idle
-        if idle is None:
-            return self.registered(keys=keys, args=args)
-        packed = [hiredis.pack_command(("EVALSHA", self.sha, len(keys), *keys, *args))]
-        conn = idle.take()
-        try:
-            reply = conn.retry.call_with_retry(
-                lambda: _sent(conn, packed), lambda _error: conn.disconnect()
-            )
-        except NoScriptError:  # its reply read whole: the connection is clean
-            idle.keep(conn)
-        except BaseException:  # the pool checks it before it is used again
-            idle.pool.release(conn)
-            raise
-        else:
-            idle.keep(conn)
-            return reply
+        if idle is not None:
+            try:
+                return command(idle, "EVALSHA", self.sha, len(keys), *keys, *args)
+            except NoScriptError:  # the server lost it: redis-py's script loads it again
+                pass
         return self.registered(keys=keys, args=args)
-
-
-def _idle(pool: redis.ConnectionPool) -> Idle:
-    """The one `Idle` of `pool`, shared by every script on it."""
-    idle = _IDLE.get(pool)
-    if idle is None:
-        idle = _IDLE[pool] = Idle(pool)
-    return idle
 
 
 def _sent(conn: redis.Connection, packed: list[bytes]) -> Any:
