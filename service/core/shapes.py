@@ -102,10 +102,11 @@ class Choice(Shape):
     values: tuple[Any, ...]
 
     def check(self, value: Any, where: str) -> Any:
-        if not any(v == value and type(v) is type(value) for v in self.values):
-            allowed = ", ".join(map(str, self.values))
-            raise ShapeError(f"{where}: must be one of {allowed}")
-        return value
+        for v in self.values:  # a loop, not any(...): every action's type goes through it
+            if v == value and type(v) is type(value):
+                return value
+        allowed = ", ".join(map(str, self.values))
+        raise ShapeError(f"{where}: must be one of {allowed}")
 
     def schema(self, sealed: dict | None = None) -> dict:
         kinds = {type(v) for v in self.values}

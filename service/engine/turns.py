@@ -11,35 +11,50 @@ across processes too): a turn not had within `WAIT_S` goes ahead without it.
 from __future__ import annotations
 
 import threading
-import weakref
 
 WAIT_S = 2.0
+SPARE = 64  # turns kept for reuse: a lock made per action was a fiftieth of its CPU (py-spy)
 
 
 class Turn:
-    __slots__ = ("__weakref__", "lock")
+    __slots__ = ("game_id", "lock", "turns", "users")
 
-    def __init__(self) -> None:
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
         self.lock = threading.Lock()
+        self.game_id = ""
+        self.users = 0  # who holds it or waits for it
 
     def give(self) -> None:
         self.lock.release()
+        self.turns._leave(self)
 
 
 class Turns:
     def __init__(self) -> None:
-        self._turns: weakref.WeakValueDictionary[str, Turn] = weakref.WeakValueDictionary()
+        self._turns: dict[str, Turn] = {}  # the games someone holds or waits for
+        self._spare: list[Turn] = []
         self._guard = threading.Lock()
 
     def take(self, game_id: str) -> Turn | None:
         """This process's turn at `game_id`, to `give` back (None: not had in time). A turn
-        nobody holds or waits for is forgotten."""
-        turn = self._turns.get(game_id)
-        if turn is None:
-            with self._guard:
-                turn = self._turns.get(game_id)
-                if turn is None:
-                    turn = self._turns[game_id] = Turn()
+        nobody holds or waits for is forgotten (and its lock kept for another game's)."""
+        with self._guard:
+            turn = self._turns.get(game_id)
+            if turn is None:
+                turn = self._spare.pop() if self._spare else Turn(self)
+                turn.game_id = game_id
+                self._turns[game_id] = turn
+            turn.users += 1
         if turn.lock.acquire(blocking=False) or turn.lock.acquire(timeout=WAIT_S):
             return turn
+        self._leave(turn)
         return None
+
+    def _leave(self, turn: Turn) -> None:
+        with self._guard:
+            turn.users -= 1
+            if turn.users == 0:
+                del self._turns[turn.game_id]
+                if len(self._spare) < SPARE:
+                    self._spare.append(turn)

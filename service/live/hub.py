@@ -6,7 +6,8 @@ stream with one blocking read on a connection of its own, and publishes what arr
 *batch*: the new events and the game's state at the batch's last version. Batches are kept in a
 short ring per game (`LiveSettings.backlog`). Every stream of the game reads the ring: a batch
 is encoded once per audience (a seat, or the spectators), by the first stream of that audience
-that reads it, and the others send the same bytes. A stream that falls more than the ring
+that reads it (two that ask at the very same moment may both build it), and the others send
+the same bytes. A stream that falls more than the ring
 behind is closed cleanly, so a slow reader costs a bounded amount of memory; its client resumes
 with Last-Event-ID from the stored log.
 
@@ -73,7 +74,7 @@ def shutdown_all() -> None:
 class Batch:
     """Events appended together, and the game's state at the last of them."""
 
-    __slots__ = ("_encoded", "_lock", "events", "first", "last", "seq", "state")
+    __slots__ = ("_encoded", "events", "first", "last", "seq", "state")
 
     def __init__(self, seq: int, events: list[dict], state: dict) -> None:
         self.seq = seq
@@ -82,18 +83,16 @@ class Batch:
         self.first = events[0]["version"]
         self.last = events[-1]["version"]
         self._encoded: dict[tuple[int | None, bool], bytes] = {}
-        self._lock = threading.RLock()  # a view's bytes are built on its events' bytes
 
     def encoded(self, seat: int | None, view: bool, hub: Hub) -> bytes:
-        """The SSE bytes of this batch for `seat` (and its view, if asked): built once."""
+        """The SSE bytes of this batch for `seat` (and its view, if asked): built by the first
+        stream that asks. No lock (one a batch was a hundredth of the live path's CPU): two
+        streams that ask at once (threads, or a greenlet that waits for the game's seed) build
+        the same bytes, and either one's are kept."""
         key = (seat, view)
         got = self._encoded.get(key)
         if got is None:
-            with self._lock:
-                got = self._encoded.get(key)
-                if got is None:
-                    got = self._build(seat, view, hub)
-                    self._encoded[key] = got
+            got = self._encoded[key] = self._build(seat, view, hub)
         return got
 
     def _build(self, seat: int | None, view: bool, hub: Hub) -> bytes:
