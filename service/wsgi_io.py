@@ -14,7 +14,7 @@ name-value pairs. It keeps http.client's limits and refuses what RFC 9112 says a
 refuse (whitespace before the colon, a line with no colon); an obsolete folded line is joined
 with one space.
 
-`HttpDate` makes the `Date` field once a second instead of once an answer.
+`DATE` makes the `Date` field once a second instead of once an answer.
 
 `Worker` is gunicorn's gevent worker running gevent's own WSGI server (headers and body in one
 write) with this handler: `worker_class` in gunicorn.conf.py.
@@ -23,11 +23,13 @@ write) with this handler: `worker_class` in gunicorn.conf.py.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
+
+from .core.clock import EverySecond
 
 MAX_LINE = 65536  # http.client's limits, which gevent's parser had
 MAX_FIELDS = 100
@@ -91,25 +93,9 @@ class RequestHeaders:
         return self.get("content-type")
 
 
-class HttpDate:
-    """The `Date` field's value (RFC 9110 5.6.7), made once a second: gevent formats the clock
-    for every answer (2% of an action's server CPU, py-spy). Kept as one tuple, so a thread
-    never pairs one second's text with another second's number."""
-
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self.clock = clock
-        self._second: tuple[int, bytes] = (-1, b"")
-
-    def __call__(self) -> bytes:
-        now = int(self.clock())
-        second, text = self._second
-        if second != now:
-            text = pywsgi.format_date_time(now)
-            self._second = (now, text)
-        return text
-
-
-DATE = HttpDate()
+# the `Date` field (RFC 9110 5.6.7), made once a second: gevent formats the clock for every
+# answer, 2% of an action's server CPU (py-spy)
+DATE = EverySecond(pywsgi.format_date_time)
 
 
 class OneSend(pywsgi.WSGIHandler):
@@ -117,7 +103,7 @@ class OneSend(pywsgi.WSGIHandler):
 
     def finalize_headers(self) -> None:
         if self.provided_date is None:  # the application gave none: this second's
-            self.response_headers.append((b"Date", DATE()))
+            self.response_headers.append((b"Date", DATE(int(time.time()))))
             self.provided_date = True
         super().finalize_headers()
 

@@ -193,3 +193,10 @@ def test_under_gevent_a_command_is_one_send_and_a_large_one_is_sent_whole(redis_
         check=True,
     ).stdout.split()
     assert out == ["0", "True", "True"]  # no buffer-size question for a small command
+
+
+def test_a_pool_that_makes_connections_on_demand_keeps_all_it_lends(redis_url):
+    """The live followers' pool: parking its connections starves no other command."""
+    pool = redis.ConnectionPool.from_url(redis_url)
+    idle = Script(redis.Redis(connection_pool=pool), ECHO)._idle
+    assert idle.kept == pool.max_connections

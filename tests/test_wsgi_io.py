@@ -13,7 +13,8 @@ from http import client
 import pytest
 from gevent import pywsgi
 
-from service.wsgi_io import MAX_FIELDS, MAX_LINE, HttpDate, RequestHeaders
+from service.core.clock import EverySecond
+from service.wsgi_io import MAX_FIELDS, MAX_LINE, RequestHeaders
 
 from .support.serving import production
 
@@ -115,14 +116,12 @@ def test_the_server_reads_a_request_through_it(server):
 
 
 def test_the_date_field_is_the_clocks_second_as_gevent_writes_it():
-    now = [1_764_600_000.25]
-    date = HttpDate(lambda: now[0])
-    assert date() == pywsgi.format_date_time(now[0]) == b"Mon, 01 Dec 2025 14:40:00 GMT"
-    assert date() is date()  # the same second: the same text, made once
-    now[0] += 1.0  # the next second: the kept text moves on with the clock
-    assert date() == b"Mon, 01 Dec 2025 14:40:01 GMT"
-    now[0] -= 5  # a clock set back as well
-    assert date() == pywsgi.format_date_time(now[0])
+    date = EverySecond(pywsgi.format_date_time)  # as DATE, the server's own
+    now = 1_764_600_000
+    assert date(now) == pywsgi.format_date_time(now) == b"Mon, 01 Dec 2025 14:40:00 GMT"
+    assert date(now) is date(now)  # the same second: the same text, made once
+    assert date(now + 1) == b"Mon, 01 Dec 2025 14:40:01 GMT"  # the next second: it moves on
+    assert date(now - 4) == pywsgi.format_date_time(now - 4)  # a clock set back as well
 
 
 def test_every_answer_carries_one_date_field_of_now(server):

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
-# the second's text, kept: formatting it is most of the cost, and it changes once a second
-# (one tuple, so a thread never reads one second's text with another's number)
-_second: tuple[int, str] = (-1, "")
+T = TypeVar("T")
+
+
+class EverySecond(Generic[T]):
+    """A text made from the clock's second (`text(second)`), made once that second: formatting
+    is most of what reading a clock as text costs, and it changes once a second. Kept as one
+    tuple, so a thread never pairs one second's text with another second's number."""
+
+    def __init__(self, text: Callable[[int], T]) -> None:
+        self._text = text
+        self._kept: tuple[int, T | None] = (-1, None)
+
+    def __call__(self, second: int) -> T:
+        kept = self._kept
+        if kept[0] != second:
+            kept = self._kept = (second, self._text(second))
+        return kept[1]  # type: ignore[return-value] - made for this very second
+
+
+_DAY_TIME = EverySecond(lambda second: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
 
 
 def utc_now() -> str:
     """Now, as `2026-01-01T00:00:05.000000Z` (UTC, microseconds)."""
-    global _second
     second, ns = divmod(time.time_ns(), 1_000_000_000)
-    kept = _second
-    if kept[0] != second:
-        kept = _second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-    return f"{kept[1]}.{ns // 1000:06d}Z"
+    return f"{_DAY_TIME(second)}.{ns // 1000:06d}Z"

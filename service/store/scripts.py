@@ -47,7 +47,8 @@ class Idle:
     def __init__(self, pool: redis.ConnectionPool) -> None:
         self.pool = pool
         blocking = isinstance(pool, redis.BlockingConnectionPool)
-        self.kept = max(1, min(KEPT, pool.max_connections // 2)) if blocking else 2**31
+        most = pool.max_connections
+        self.kept = max(1, min(KEPT, most // 2)) if blocking else most
         self.pid = os.getpid()
         self.conns: list[redis.Connection] = []
 
