@@ -13,10 +13,12 @@ import socket
 import brotli
 import pytest
 import redis
+from flask import Response
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from service.api import create_app
+from service.api.http import vary_on
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
@@ -170,6 +172,24 @@ def test_large_answers_are_compressed_as_the_client_prefers(svc):
     assert "Content-Encoding" not in refused.headers
     small = svc.client.client.get("/healthz", headers={"Accept-Encoding": "gzip, br"})
     assert "Content-Encoding" not in small.headers
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (None, "Accept-Encoding"),
+        ("Origin", "Origin, Accept-Encoding"),
+        ("Origin, accept-encoding", "Origin, accept-encoding"),  # field names: any case
+        ("*", "*"),  # already varies on everything
+    ],
+)
+def test_vary_names_each_field_once(before, after):
+    response = Response("{}", mimetype="application/json")
+    if before is not None:
+        response.headers["Vary"] = before
+    vary_on(response, "Accept-Encoding")
+    vary_on(response, "Accept-Encoding")
+    assert response.headers["Vary"] == after
 
 
 def test_a_stream_is_never_compressed(svc):

@@ -17,6 +17,8 @@ from flask import Flask, Response, request
 from werkzeug.datastructures import Accept
 from werkzeug.http import parse_accept_header
 
+from .http import vary_on
+
 MIN_SIZE = 1024
 BROTLI_QUALITY = 4
 GZIP_LEVEL = 6
@@ -51,14 +53,16 @@ def compressed(body: bytes, accept: str | None, method: str) -> tuple[bytes, str
 def install(app: Flask) -> None:
     @app.after_request
     def _compress(response: Response) -> Response:
+        headers = response.headers
+        mimetype = headers.get("Content-Type", "").partition(";")[0].strip().lower()
         if (
-            response.mimetype not in COMPRESSIBLE
+            mimetype not in COMPRESSIBLE
             or response.is_streamed
             or response.direct_passthrough
-            or "Content-Encoding" in response.headers
+            or "Content-Encoding" in headers
         ):
             return response
-        response.vary.add("Accept-Encoding")
+        vary_on(response, "Accept-Encoding")
         body, coding = compressed(
             response.get_data(), request.headers.get("Accept-Encoding"), request.method
         )

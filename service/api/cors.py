@@ -13,6 +13,8 @@ import os
 
 from flask import Flask, Response, request
 
+from .http import vary_on
+
 METHODS = "GET, POST"
 HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
 EXPOSED = "ETag, Location, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
@@ -33,7 +35,7 @@ def install(app: Flask) -> None:
         origin = request.headers.get("Origin")
         if not allowed or not origin:
             return response
-        response.vary.add("Origin")
+        vary_on(response, "Origin")
         if "*" not in allowed and origin not in allowed:
             return response
         response.headers["Access-Control-Allow-Origin"] = "*" if "*" in allowed else origin
