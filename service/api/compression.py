@@ -53,13 +53,11 @@ def compressed(body: bytes, accept: str | None, method: str) -> tuple[bytes, str
 def install(app: Flask) -> None:
     @app.after_request
     def _compress(response: Response) -> Response:
-        headers = response.headers
-        mimetype = headers.get("Content-Type", "").partition(";")[0].strip().lower()
         if (
-            mimetype not in COMPRESSIBLE
+            response.mimetype not in COMPRESSIBLE
             or response.is_streamed
             or response.direct_passthrough
-            or "Content-Encoding" in headers
+            or "Content-Encoding" in response.headers
         ):
             return response
         vary_on(response, "Accept-Encoding")
