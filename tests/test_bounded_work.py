@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import fakeredis
 import pytest
 from hypothesis import given
@@ -12,6 +15,7 @@ from hypothesis import strategies as st
 
 from service.api import create_app
 from service.core.command import EVENT_BUDGET
+from service.core.game import RuleError
 from service.core.options import options_of
 from service.core.registry import GAMES
 from service.engine import Engine
@@ -211,6 +215,33 @@ def test_a_client_at_its_cap_of_games_in_play_gets_a_429_and_nothing_is_created(
     assert (r.status_code, r.json["code"]) == (429, "too_many_games")
     assert "2 games in play" in r.json["detail"]
     assert len(client.get("/v1/games").json["games"]) == 2
+
+
+@pytest.mark.redis
+def test_concurrent_creates_at_the_cap_take_exactly_the_places_left(server_redis):
+    """README, Bounded work: the count and the add are one script, so creates at the very same
+    instant neither pass the cap nor refuse one while a place is left (8 at once, 3 places)."""
+    cap, tries = 3, 8
+    engine = Engine(Store(server_redis), QueueDispatcher(), games_per_client=cap)
+    for round_ in range(5):  # a new client address each round: each starts with every place
+        address = f"203.0.113.{round_ + 10}"
+        start = threading.Barrier(tries)
+
+        def create(_: int, address: str = address, start: threading.Barrier = start) -> int:
+            start.wait()
+            try:
+                engine.create(HUMANS, client=address)
+            except RuleError as exc:
+                assert exc.code == "too_many_games"
+                return 429
+            return 201
+
+        with ThreadPoolExecutor(tries) as pool:
+            answers = list(pool.map(create, range(tries)))
+        assert sorted(answers) == [201] * cap + [429] * (tries - cap)
+        created = [gid for gid, _ in engine.store.listing(None, None, 0, 100)[0]]
+        holders = {engine.store.meta(gid)["client"] for gid in created[:cap]}
+        assert len(holders) == 1 and engine.store.client_games(holders.pop())[0] == cap
 
 
 def test_the_cap_is_per_client_address():

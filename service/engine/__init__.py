@@ -236,32 +236,38 @@ class Engine:
 
     def _hold(self, client: str, game_id: str) -> str | None:
         """Count a new game against its client's cap of games in play: 429 beyond it; the
-        client's digest it is held under (None when no cap counts the client). Games that
-        ended leave the count as they end; a sample of the held ones is checked too, so a
-        count that missed an end (a crash between) heals, at a bounded cost per refusal."""
+        client's digest it is held under (None when no cap counts the client). The count and
+        the add are one script, so the cap holds exactly under concurrent creates. Games that
+        ended leave the count as they end; at the cap, a sample of the held ones is checked
+        too, so a count that missed an end (a crash between) heals, at a bounded cost per
+        refusal."""
         cap = self.games_per_client
         if not cap or not capped(client):
             return None
         who = _client_digest(client)
-        held, sample = self.store.client_games(who, sample=CAP_SAMPLE)
-        if held >= cap:
-            over = [gid for gid in sample if self._over(gid)]
+        if self.store.hold_game(who, game_id, cap):
+            return who
+        _, sample = self.store.client_games(who, sample=CAP_SAMPLE)
+        over = [gid for gid in sample if self._over(gid)]
+        if over:
             self.store.release_game(who, *over)
-            held -= len(over)
-        if held >= cap or self.store.hold_game(who, game_id) > cap:
-            self.store.release_game(who, game_id)
-            raise RuleError(
-                "too_many_games",
-                f"this client has {cap} games in play, the most allowed: finish one first",
-                429,
-            )
-        return who
+            if self.store.hold_game(who, game_id, cap):
+                return who
+        raise RuleError(
+            "too_many_games",
+            f"this client has {cap} games in play, the most allowed: finish one first",
+            429,
+        )
 
     def _unhold(self, meta: dict, game_id: str) -> None:
         if "client" in meta:
             self.store.release_game(meta["client"], game_id)
 
     def _over(self, game_id: str) -> bool:
+        """Whether a held game no longer counts: it ended, or it is gone and not being made
+        (a create under way holds its place before its game exists)."""
+        if self.store.being_created(game_id):  # asked first: its create may end meanwhile
+            return False
         try:
             return self.load(game_id)["status"] == "finished"
         except NotFound:
@@ -315,10 +321,16 @@ class Engine:
         if planned.fixed_id and self.store.archived(game_id) is not None:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
         created_ms = int(_moment(now).timestamp() * 1000)
-        # noted first, so that a create cut short after its script is finished by the sweep
-        if holder := self._hold(client, game_id):
-            meta["client"] = holder  # so that its end frees the client's slot
+        # noted first, so that a create cut short after its script is finished by the sweep,
+        # and so that the cap's check tells this game's held place from one of a game gone
         self.store.note_creating(game_id, created_ms)
+        try:
+            holder = self._hold(client, game_id)
+        except RuleError:
+            self.store.created(game_id)  # refused: nothing is being made
+            raise
+        if holder:
+            meta["client"] = holder  # so that its end frees the client's slot
         try:
             made = self.store.create(game_id, meta, cmd.events, _secrets.token_hex(8))
         except STORE_DOWN:

@@ -189,6 +189,16 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
+# KEYS: a client's set of games in play. ARGV: a game, the cap. The game joins the set unless the
+# client holds `cap` games already: 1 if it is held (now, or by an earlier try), 0 at the cap.
+# One script, so two creates at the same instant cannot both take the last place.
+_HOLD = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+"""
+
 # KEYS: the ticket. ARGV: now (epoch seconds), who takes it. A seed ticket is taken once: 'ok'
 # and the seed, or why not ('unknown', 'used', 'expired'); the record stays a day past its
 # expiry so that a late or repeated use is told apart from a ticket that never was. The same
@@ -271,6 +281,7 @@ class Store:
         self._load = Script(client, _LOAD)
         self._take_ticket = Script(client, _TAKE_TICKET)
         self._create = Script(client, _CREATE)
+        self._hold = Script(client, _HOLD)
         self.games = GameIndex(client)
         self.tally = _counters.Tally(client)
         self.clustered = is_cluster(client)
@@ -384,6 +395,9 @@ class Store:
     def created(self, game_id: str) -> None:
         self.redis.zrem("{games}:creating", game_id)
 
+    def being_created(self, game_id: str) -> bool:
+        return self.redis.zscore("{games}:creating", game_id) is not None
+
     def unsettled(self, before_ms: int, limit: int = 1000) -> list[str]:
         """Games noted as being created before `before_ms` and never cleared, oldest first."""
         ids = self.redis.zrangebyscore("{games}:creating", "-inf", before_ms, start=0, num=limit)
@@ -403,12 +417,9 @@ class Store:
         count, ids = pipe.execute()
         return count, [i.decode() for i in ids]
 
-    def hold_game(self, client: str, game_id: str) -> int:
-        """Count the game as the client's; how many it holds now."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.sadd(f"client:{client}:games", game_id)
-        pipe.scard(f"client:{client}:games")
-        return pipe.execute()[1]
+    def hold_game(self, client: str, game_id: str, cap: int) -> bool:
+        """Count the game as the client's if it holds fewer than `cap` (at once: see _HOLD)."""
+        return self._hold(keys=[f"client:{client}:games"], args=[game_id, cap]) == 1
 
     def release_game(self, client: str, *game_ids: str) -> None:
         if game_ids:
