@@ -246,3 +246,22 @@ def test_a_wakeup_has_a_group_for_each_64_streams_and_wakes_every_slot():
     wakeup = Wakeup(130)
     wakeup.set()  # without gevent: every group at once
     assert all(wakeup.wait(slot, 0) for slot in range(300))
+
+
+def test_an_idle_stream_gets_its_keep_alive_from_the_hubs_tick_which_stops_with_the_streams():
+    """Streams wait with no timer of their own: one ticker wakes them, and each sends a
+    keep-alive once a period passed without an event (README, Serving and live streams); the
+    ticker ends when the last stream closes, and the next stream starts it again."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(keepalive_s=0.2), follow=pump.follow)
+    for _ in range(2):
+        reader = hub.open(gid, None, 2, False, "c")
+        assert hub.ticking
+        got = _frames(reader, lambda t: t.count(": keep-alive") == 3)
+        assert got.startswith("retry: 2000\n\n") and "event:" not in got
+        reader.close()
+        assert wait_until(lambda: not hub.ticking, 10)
+    hub.close()
+    pump.wanted.set()

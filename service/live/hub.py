@@ -15,6 +15,11 @@ A batch wakes a game's streams a group of `GROUP` at a time (`Wakeup`): under ge
 thousands at once would write to all of them in one go while requests wait, so between two
 groups the follower lets the server serve its other sockets.
 
+Streams wait without a timeout of their own: a gevent timeout per wait (a timer started and
+stopped for every delivery) was a quarter of the fan-out's CPU. A batch wakes a game's streams,
+and one ticker per process (`Hub._tick`) wakes the streams of a game that had no batch for about
+a keep-alive period: each then sends its keep-alive, or ends if its lifetime passed.
+
 A new stream first catches up from the stored log up to the follower's position at the moment
 it joined, then reads the ring from there: no event is lost or sent twice. A stream ends
 cleanly after the game's final event, when its lifetime passes, or when the process stops.
@@ -46,6 +51,10 @@ log = logging.getLogger("batayo.live")
 CATCH_UP_PAGE = 500
 GROUP = 64  # streams a batch wakes together
 _SERVE_OTHERS_S = 1e-6  # a timer, so the loop polls its sockets before the next group
+# the ticker's period: this part of the keep-alive period (or of the lifetime, if shorter); a
+# game's streams are woken once that period less a tick passed without a batch
+TICKS_PER_PERIOD = 4
+_SHORTEST_TICK_S = 0.01
 _HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
 
 
@@ -110,7 +119,7 @@ class Wakeup:
     def __init__(self, streams: int) -> None:
         self.events = [threading.Event() for _ in range(max(1, -(-streams // GROUP)))]
 
-    def wait(self, slot: int, timeout: float) -> bool:
+    def wait(self, slot: int, timeout: float | None = None) -> bool:
         return self.events[slot % len(self.events)].wait(timeout)
 
     def set(self) -> None:
@@ -134,6 +143,7 @@ class Channel:
         self.next_seq = 0
         self.batches: deque[Batch] = deque(maxlen=hub.settings.backlog)
         self.changed = Wakeup(0)
+        self.woken_at = hub.clock()  # when a batch or a tick last woke its streams
         self.slots = itertools.count()  # each stream's slot among the wakeup's groups
 
     def position(self) -> tuple[int, dict]:
@@ -213,6 +223,14 @@ class Channel:
             self.next_seq += 1
             self.state = state
             changed, self.changed = self.changed, Wakeup(self.subscribers)
+            self.woken_at = self.hub.clock()
+        changed.set()
+
+    def nudge(self) -> None:
+        """Wake every stream of the game with no batch (the hub's tick)."""
+        with self.lock:
+            changed, self.changed = self.changed, Wakeup(self.subscribers)
+            self.woken_at = self.hub.clock()
         changed.set()
 
     def _continued(self, events: list[dict]) -> dict:
@@ -249,6 +267,10 @@ class Hub:
         self.by_client: dict[str, int] = {}
         self.open_streams = 0
         self.closing = False
+        self.ticking = False
+        period = min(self.settings.keepalive_s, self.settings.lifetime_s)
+        self.tick_s = max(_SHORTEST_TICK_S, period / TICKS_PER_PERIOD)
+        self.idle_s = period - self.tick_s  # a game's streams idle this long are woken
         self.stopping = threading.Event()
         _HUBS.add(self)
 
@@ -268,6 +290,9 @@ class Hub:
             if channel is None:
                 channel = self.channels[game_id] = Channel(self, game_id)
             channel.subscribers += 1
+            if not self.ticking:
+                self.ticking = True
+                threading.Thread(target=self._tick, name="streams-tick", daemon=True).start()
         subscription = Subscription(self, channel, seat, after, view, client)
         try:
             subscription.start()
@@ -275,6 +300,21 @@ class Hub:
             subscription.close()
             raise
         return subscription
+
+    def _tick(self) -> None:
+        """Wake the streams of every game idle for `idle_s`, so each sends its keep-alive or
+        ends at its lifetime (a game with batches wakes its streams itself); the ticker stops
+        when no stream is open, and the next one starts it again."""
+        while not self.stopping.wait(self.tick_s):
+            with self.lock:
+                if not self.open_streams:
+                    self.ticking = False
+                    return
+                channels = list(self.channels.values())
+            now = self.clock()
+            for channel in channels:
+                if now - channel.woken_at >= self.idle_s:
+                    channel.nudge()
 
     def release(self, channel: Channel, client: str) -> None:
         with self.lock:
@@ -316,6 +356,8 @@ class Subscription:
         self.hub, self.channel = hub, channel
         self.seat, self.after, self.view, self.client = seat, after, view, client
         self.deadline = hub.clock() + hub.settings.lifetime_s
+        # when it last sent something: its keep-alives keep time with its game's wakes
+        self.sent_at = channel.woken_at
         self.slot = next(channel.slots)
         self._closed = False
 
@@ -357,7 +399,7 @@ class Subscription:
             yield sse.view(game_view(self.state, self.seat))
 
     def _live(self) -> Iterator[bytes]:
-        hub, channel, settings = self.hub, self.channel, self.hub.settings
+        hub, channel = self.hub, self.channel
         channel.follow()
         while True:
             changed = channel.changed
@@ -366,20 +408,23 @@ class Subscription:
             except Lagged:
                 log.info("stream of %s fell behind: closed", channel.game_id)
                 return
+            now = hub.clock()
             if batch is not None:
                 self.seq += 1
                 if batch.last > self.after:
                     yield self._sent(batch)
                     self.after = batch.last
+                    self.sent_at = now
                 if batch.state["status"] == "finished":
                     return
                 continue
-            now = hub.clock()
             if hub.closing or now >= self.deadline:
                 return
-            woken = changed.wait(self.slot, min(settings.keepalive_s, self.deadline - now))
-            if not woken and hub.clock() < self.deadline:
+            if now - self.sent_at >= hub.idle_s:
                 yield sse.KEEP_ALIVE
+                self.sent_at = now
+                continue
+            changed.wait(self.slot)  # a batch, the hub's tick, or the hub closing
 
     def _sent(self, batch: Batch) -> bytes:
         if batch.first > self.after:

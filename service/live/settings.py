@@ -6,8 +6,9 @@
   `streams_full` with `Retry-After`.
 - `BATAYO_STREAM_LIFETIME_S`: a stream closes cleanly after this long (default 3,600 s); the
   client resumes with `Last-Event-ID`, which also spreads reconnections over time.
-- `BATAYO_STREAM_KEEPALIVE_S`: a comment line after this long without an event (default 15 s),
-  so proxies and clients see an idle stream is alive.
+- `BATAYO_STREAM_KEEPALIVE_S`: a comment line after this long without an event (default 15 s;
+  sent at the hub's tick, from three quarters of it on), so proxies and clients see an idle
+  stream is alive.
 - `BATAYO_STREAM_BACKLOG`: how many batches of events a reader may fall behind before its
   stream is closed (default 64): a slow reader costs a bounded amount of memory.
 """
