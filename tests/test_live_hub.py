@@ -265,3 +265,17 @@ def test_an_idle_stream_gets_its_keep_alive_from_the_hubs_tick_which_stops_with_
         assert wait_until(lambda: not hub.ticking, 10)
     hub.close()
     pump.wanted.set()
+
+
+def test_a_lifetime_shorter_than_the_keep_alive_period_ends_the_stream_without_keep_alives():
+    """The ticker wakes idle streams often enough for the shorter of the two, and each sends
+    its keep-alive only once the keep-alive period is (nearly) over."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(keepalive_s=30, lifetime_s=0.4), follow=pump.follow)
+    reader = hub.open(gid, None, 2, False, "c")
+    got = "".join(chunk.decode() for chunk in reader.frames())  # ends at its lifetime
+    assert got == "retry: 2000\n\n"
+    hub.close()
+    pump.wanted.set()

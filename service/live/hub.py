@@ -271,6 +271,8 @@ class Hub:
         period = min(self.settings.keepalive_s, self.settings.lifetime_s)
         self.tick_s = max(_SHORTEST_TICK_S, period / TICKS_PER_PERIOD)
         self.idle_s = period - self.tick_s  # a game's streams idle this long are woken
+        # a stream sends its keep-alive at the first wake this long after it last sent
+        self.keepalive_due_s = self.settings.keepalive_s - self.tick_s
         self.stopping = threading.Event()
         _HUBS.add(self)
 
@@ -420,7 +422,7 @@ class Subscription:
                 continue
             if hub.closing or now >= self.deadline:
                 return
-            if now - self.sent_at >= hub.idle_s:
+            if now - self.sent_at >= hub.keepalive_due_s:
                 yield sse.KEEP_ALIVE
                 self.sent_at = now
                 continue
