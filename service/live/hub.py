@@ -292,9 +292,9 @@ class Hub:
             if channel is None:
                 channel = self.channels[game_id] = Channel(self, game_id)
             channel.subscribers += 1
-            if not self.ticking:
-                self.ticking = True
-                threading.Thread(target=self._tick, name="streams-tick", daemon=True).start()
+            start_ticker, self.ticking = not self.ticking, True
+        if start_ticker:  # outside the lock: starting a thread waits for it to run
+            threading.Thread(target=self._tick, name="streams-tick", daemon=True).start()
         subscription = Subscription(self, channel, seat, after, view, client)
         try:
             subscription.start()
