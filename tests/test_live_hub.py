@@ -279,3 +279,18 @@ def test_a_lifetime_shorter_than_the_keep_alive_period_ends_the_stream_without_k
     assert got == "retry: 2000\n\n"
     hub.close()
     pump.wanted.set()
+
+
+def test_a_stream_whose_body_is_never_read_leaves_the_hub_when_the_server_closes_it():
+    """The route hands the WSGI server the frames as they are; the server's `close` at the end
+    of the answer ends the subscription even when not one frame was read."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    app = create_app(engine)
+    hub = app.extensions["batayo.live"]
+    answer = app.test_client().get(f"/v1/games/{gid}/stream", buffered=False)
+    assert answer.status_code == 200 and answer.mimetype == "text/event-stream"
+    assert hub.stats()["streams"] == 1
+    answer.close()  # as a server does once the client is gone
+    assert hub.stats()["streams"] == 0
+    hub.close()
