@@ -16,9 +16,9 @@ thousands at once would write to all of them in one go while requests wait, so b
 groups the follower lets the server serve its other sockets.
 
 Streams wait without a timeout of their own: a gevent timeout per wait (a timer started and
-stopped for every delivery) was a quarter of the fan-out's CPU. A batch wakes a game's streams,
-and one ticker per process (`Hub._tick`) wakes the streams of a game that had no batch for about
-a keep-alive period: each then sends its keep-alive, or ends if its lifetime passed.
+stopped for every delivery) was about a quarter of the fan-out's CPU. A batch wakes a game's
+streams, and one ticker per process (`Hub._tick`) wakes the streams of a game that had no batch
+for about a keep-alive period: each then sends its keep-alive, or ends if its lifetime passed.
 
 A new stream first catches up from the stored log up to the follower's position at the moment
 it joined, then reads the ring from there: no event is lost or sent twice. A stream ends
