@@ -222,16 +222,21 @@ class Channel:
             self.batches.append(batch)
             self.next_seq += 1
             self.state = state
-            changed, self.changed = self.changed, Wakeup(self.subscribers)
-            self.woken_at = self.hub.clock()
+            changed = self._next_wakeup()
         changed.set()
 
     def nudge(self) -> None:
         """Wake every stream of the game with no batch (the hub's tick)."""
         with self.lock:
-            changed, self.changed = self.changed, Wakeup(self.subscribers)
-            self.woken_at = self.hub.clock()
+            changed = self._next_wakeup()
         changed.set()
+
+    def _next_wakeup(self) -> Wakeup:
+        """The wakeup the streams wait on now, replaced by a new one (called with `lock` held):
+        the caller sets the old one."""
+        changed, self.changed = self.changed, Wakeup(self.subscribers)
+        self.woken_at = self.hub.clock()
+        return changed
 
     def _continued(self, events: list[dict]) -> dict:
         """The state after `events`, which continue the chain the follower holds."""
