@@ -8,12 +8,18 @@ of its streams (service/live).
 """
 
 import contextlib
-import os
 import signal
+import sys
 import threading
 
-bind = os.environ.get("BATAYO_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
+from service.settings import SettingsError, current
+
+try:
+    _settings = current()  # the settings checked once, before any worker starts
+except SettingsError as exc:
+    sys.exit(f"batayo: {exc}")
+bind = _settings.bind
+workers = _settings.web_concurrency
 # gevent's own HTTP server inside gunicorn's gevent worker: it writes an answer's headers and
 # body in one send (gunicorn's parser sends them apart), and service.wsgi_io makes that one
 # system call (paired turns in the bench: see README, Serving and live streams)

@@ -12,30 +12,25 @@ run on a cluster). Without the flag the queue shares `REDIS_URL` unless `BATAYO_
 from __future__ import annotations
 
 import logging
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import redis
 
-from . import env
-from .core.command import EVENT_BUDGET
 from .embedded import EmbeddedRedis
 from .engine import Engine
-from .engine.archiving import DEFAULT_AFTER_S
 from .engine.dispatch import InlineDispatcher, RQDispatcher
+from .settings import Settings, SettingsError, current
 from .store import Store, clients
 from .store.archive import Archive, is_local
 from .store.clients import StartupError
+
+__all__ = ["Settings", "SettingsError", "StartupError", "build_engine", "connect", "stop"]
 
 log = logging.getLogger(__name__)
 
 # Above the longest blocking read the service makes (a stream's follower waits at most 10 s), so
 # that a blocking XREAD never trips the client's own timeout; redis-py's default is 5 s.
 SOCKET_TIMEOUT_S = 30
-SWEEP_EVERY_S = 60
 POOL_WAIT_S = 5
-GAMES_PER_CLIENT = 1000
 _EMBEDDED: dict[int, EmbeddedRedis] = {}  # the embedded server behind each client we made
 
 
@@ -52,64 +47,22 @@ def archive(settings: Settings) -> Archive:
     return Archive(url)
 
 
-@dataclass
-class Settings:
-    redis_url: str | None = field(default_factory=lambda: os.environ.get("REDIS_URL") or None)
-    test_games: bool = field(default_factory=lambda: env.flag("BATAYO_TEST_GAMES"))
-    data_dir: Path = field(
-        default_factory=lambda: Path(
-            os.environ.get("BATAYO_DATA_DIR") or Path.home() / ".local/share/batayo"
+def check(settings: Settings) -> None:
+    """Refuse settings that cannot work together (StartupError says what to change)."""
+    if settings.cluster and not settings.redis_url:
+        raise StartupError("BATAYO_REDIS_CLUSTER=1 needs REDIS_URL: a node of the cluster")
+    if settings.cluster and not settings.queue_url:
+        raise StartupError(
+            "BATAYO_REDIS_CLUSTER=1 needs BATAYO_QUEUE_URL: a plain Redis for the job "
+            "queue (RQ cannot run on a cluster)"
         )
-    )
-
-    pool_size: int = field(default_factory=lambda: int(os.environ.get("BATAYO_REDIS_POOL") or 64))
-    cluster: bool = field(default_factory=lambda: env.flag("BATAYO_REDIS_CLUSTER"))
-    queue_url: str | None = field(
-        default_factory=lambda: os.environ.get("BATAYO_QUEUE_URL") or None
-    )
-    # finished games move out of Redis into the archive after this long ("off": never)
-    archive_after_s: float | None = field(
-        default_factory=lambda: env.seconds("BATAYO_ARCHIVE_AFTER_S", DEFAULT_AFTER_S)
-    )
-    archive_url: str | None = field(default_factory=lambda: os.environ.get("BATAYO_ARCHIVE_URL"))
-    # the most events a game may have (recorded in each game created; 0: none) and the most
-    # games in play one client address may have created (0: no cap; benchmarks turn it off)
-    event_budget: int = field(
-        default_factory=lambda: int(os.environ.get("BATAYO_EVENT_BUDGET") or EVENT_BUDGET)
-    )
-    games_per_client: int = field(
-        default_factory=lambda: int(os.environ.get("BATAYO_GAMES_PER_CLIENT") or GAMES_PER_CLIENT)
-    )
-    # how often the sweep restores lost work (and its watchdog checks the sweep is scheduled)
-    sweep_every_s: int = field(
-        default_factory=lambda: int(os.environ.get("BATAYO_SWEEP_EVERY_S") or SWEEP_EVERY_S)
-    )
-
-    @property
-    def embedded(self) -> bool:
-        return self.redis_url is None
-
-    @property
-    def job_queue_url(self) -> str | None:
-        """The Redis of the job queue: its own, or the store's when that is a single server."""
-        return self.queue_url or (None if self.cluster else self.redis_url)
-
-    def check(self) -> None:
-        """Refuse settings that cannot work (StartupError says what to change)."""
-        if self.cluster and not self.redis_url:
-            raise StartupError("BATAYO_REDIS_CLUSTER=1 needs REDIS_URL: a node of the cluster")
-        if self.cluster and not self.queue_url:
-            raise StartupError(
-                "BATAYO_REDIS_CLUSTER=1 needs BATAYO_QUEUE_URL: a plain Redis for the job "
-                "queue (RQ cannot run on a cluster)"
-            )
 
 
 def connect(settings: Settings) -> clients.Client:
     """The store's client. Its pool holds at most `BATAYO_REDIS_POOL` connections (per node, on a
     cluster); a request that finds them all busy waits up to POOL_WAIT_S, then gets a clean 503
     (never a 500). Settings that do not fit the server raise StartupError."""
-    settings.check()
+    check(settings)
     if settings.redis_url and settings.cluster:
         return clients.cluster(
             settings.redis_url, settings.pool_size, POOL_WAIT_S, SOCKET_TIMEOUT_S
@@ -126,7 +79,7 @@ def connect(settings: Settings) -> clients.Client:
 
 def connect_queue(settings: Settings, store: clients.Client | None = None) -> redis.Redis:
     """The job queue's client (a plain Redis): the store's own client when they share a server."""
-    settings.check()
+    check(settings)
     url = settings.job_queue_url
     if url is None:
         raise StartupError("set REDIS_URL: the embedded service runs its own worker")
@@ -151,7 +104,7 @@ def stop(engine: Engine, save: bool = True, within: float = 5.0) -> None:
 def build_engine(settings: Settings | None = None, worker: bool = True) -> Engine:
     """The engine for these settings; with `worker` (the default) jobs get run: by RQ workers
     (REDIS_URL) or by a thread of this process (embedded)."""
-    settings = settings or Settings()
+    settings = settings or current()
     store_archive = archive(settings)  # refused before anything starts if it cannot be shared
     client = connect(settings)
     engine = Engine(
@@ -159,6 +112,7 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
         test_games=settings.test_games,
         event_budget=settings.event_budget or None,
         games_per_client=settings.games_per_client,
+        count_loopback=settings.cap_loopback,
     )
     engine.archiver.after_s = settings.archive_after_s
     _adopt_legacy_index(engine.store)

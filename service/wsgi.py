@@ -3,13 +3,13 @@
 import sys
 
 from .api import create_app
-from .config import StartupError, build_engine
+from .config import SettingsError, StartupError, build_engine
 
 # gunicorn halts (rather than restarting the worker forever) when a worker exits with this code
 WORKER_BOOT_ERROR = 3
 
 try:
     app = create_app(build_engine())
-except StartupError as exc:
+except (StartupError, SettingsError) as exc:
     print(f"batayo: {exc}", file=sys.stderr)
     raise SystemExit(WORKER_BOOT_ERROR) from None

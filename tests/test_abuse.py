@@ -16,6 +16,7 @@ import pytest
 from service.api import create_app
 from service.engine import Engine, tokens
 from service.engine.dispatch import QueueDispatcher
+from service.settings import load
 from service.store import Store
 from service.store.index import ALL as INDEX_ALL
 from tests.support.client import CheckedClient
@@ -43,10 +44,10 @@ class RecordingRedis(fakeredis.FakeRedis):
         return False
 
 
-def make(limit: int = 0, per_token: int = 0, client=None):
+def make(limit: int = 0, per_token: int = 0, client=None, settings=None):
     client = client if client is not None else RecordingRedis()
     engine = Engine(Store(client), QueueDispatcher(), test_games=True)
-    app = create_app(engine)
+    app = create_app(engine, settings=settings)
     app.config["RATE_LIMIT"] = limit
     app.config["RATE_LIMIT_TOKEN"] = per_token
     return engine, app, client
@@ -188,9 +189,9 @@ def test_rate_limit_per_client_with_retry_after():
 
 
 def test_behind_the_load_balancer_each_forwarded_client_has_its_own_count(monkeypatch):
-    """Issue 18.3: behind compose's HAProxy every request comes from the balancer; with
-    BATAYO_TRUSTED_PROXIES=1 the limit counts each X-Forwarded-For client, and without it the
-    header is never trusted (a client cannot name itself a fresh address)."""
+    """Behind compose's HAProxy every request comes from the balancer; with the balancer's
+    address in BATAYO_TRUSTED_PROXIES the limit counts each X-Forwarded-For client, and without
+    it the header is never trusted (a client cannot name itself a fresh address)."""
 
     def statuses(app, forwarded: str) -> list[int]:
         c = app.test_client()
@@ -200,12 +201,12 @@ def test_behind_the_load_balancer_each_forwarded_client_has_its_own_count(monkey
             c.get("/v1/rules", headers=headers, environ_overrides=env).status_code for _ in range(3)
         ]
 
-    monkeypatch.setenv("BATAYO_TRUSTED_PROXIES", "1")
-    _, behind, _ = make(limit=2)
+    monkeypatch.setenv("BATAYO_TRUSTED_PROXIES", "172.18.0.0/16")
+    _, behind, _ = make(limit=2, settings=load())
     assert statuses(behind, "203.0.113.1") == [200, 200, 429]
     assert statuses(behind, "203.0.113.2") == [200, 200, 429]
     monkeypatch.delenv("BATAYO_TRUSTED_PROXIES")
-    _, direct, _ = make(limit=2)
+    _, direct, _ = make(limit=2, settings=load())
     assert statuses(direct, "203.0.113.1") == [200, 200, 429]
     assert statuses(direct, "203.0.113.2") == [429, 429, 429]
 
@@ -233,13 +234,13 @@ def test_rate_limit_per_token_and_shared_between_processes():
 def test_the_default_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("BATAYO_RATE_LIMIT", "3")
     monkeypatch.setenv("BATAYO_RATE_LIMIT_TOKEN", "7")
-    app = create_app(Engine(Store(fakeredis.FakeRedis())))
+    app = create_app(Engine(Store(fakeredis.FakeRedis())), settings=load())
     assert app.config["RATE_LIMIT"] == 3 and app.config["RATE_LIMIT_TOKEN"] == 7
     c = app.test_client()
     assert [c.get("/v1/rules").status_code for _ in range(4)] == [200, 200, 200, 429]
     monkeypatch.delenv("BATAYO_RATE_LIMIT")
     monkeypatch.delenv("BATAYO_RATE_LIMIT_TOKEN")
-    app = create_app(Engine(Store(fakeredis.FakeRedis())))
+    app = create_app(Engine(Store(fakeredis.FakeRedis())), settings=load())
     assert app.config["RATE_LIMIT"] >= 600 and app.config["RATE_LIMIT_TOKEN"] >= 300
 
 

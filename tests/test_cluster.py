@@ -56,7 +56,8 @@ def test_the_queue_defaults_to_the_store_when_not_clustered(redis_url):
 
 def test_the_flag_and_a_cluster_build_an_engine_on_the_cluster(redis_cluster, redis_url):
     settings = Settings(redis_url=redis_cluster.url, cluster=True, queue_url=redis_url)
-    settings.archive_url = "memory://cluster-engine"  # a cluster refuses a local archive folder
+    # a cluster refuses a local archive folder
+    settings = settings.model_copy(update={"archive_url": "memory://cluster-engine"})
     engine = build_engine(settings)
     assert is_cluster(engine.store.redis)
     assert engine.dispatcher.queue.connection.connection_pool.connection_kwargs["port"] == int(

@@ -113,7 +113,10 @@ def test_the_api_scales_behind_the_load_balancer():
     cfg = HAPROXY_CFG.read_text()
     assert "server-template api" in cfg and "api:8000" in cfg and "resolvers docker" in cfg
     assert "option httpchk GET /readyz" in cfg and "option forwardfor" in cfg
-    assert found["api"]["environment"]["BATAYO_TRUSTED_PROXIES"] == "1"  # one proxy in front
+    # the API believes X-Forwarded-For from the balancer's own fixed address, no one else's
+    balancer = found["lb"]["networks"]["front"]["ipv4_address"]
+    assert found["api"]["environment"]["BATAYO_TRUSTED_PROXIES"] == balancer
+    assert "front" in found["api"]["networks"]
     assert found["api"]["healthcheck"]["test"] == ["CMD", "batayo", "healthcheck", "api"]
     assert found["worker"]["healthcheck"]["test"] == ["CMD", "batayo", "healthcheck", "worker"]
     # the timeouts let an event stream live: keep-alives every 15 s

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from flask import Flask, Response, json
-from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .. import env
 from ..engine import Engine
 from ..live import Hub, LiveSettings
+from ..settings import Settings, current
 from ..web import bp as web_bp
 from . import (
     compression,
@@ -20,22 +19,30 @@ from . import (
     openapi,
     play,
     problems,
+    proxies,
     stream,
 )
 
 MAX_BODY = 64 * 1024
 
 
-def create_app(engine: Engine, live: LiveSettings | None = None, direct_path: bool = True) -> Flask:
-    """The app; without `direct_path`, Flask answers actions too (the tests compare both)."""
+def create_app(
+    engine: Engine,
+    live: LiveSettings | None = None,
+    direct_path: bool = True,
+    settings: Settings | None = None,
+) -> Flask:
+    """The app; without `direct_path`, Flask answers actions too (the tests compare both).
+    `settings` default to the process's own (read from the environment at start)."""
+    settings = settings or current()
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["batayo.engine"] = engine
-    app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.from_env())
+    app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.of(settings))
     problems.install(app)
-    limits.install(app, engine.store.redis)
+    limits.install(app, engine.store.redis, settings)
     metrics.install(app, engine)
-    cors.install(app)
+    cors.install(app, settings.cors_origins)
     compression.install(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)
@@ -44,10 +51,8 @@ def create_app(engine: Engine, live: LiveSettings | None = None, direct_path: bo
     app.register_blueprint(web_bp)
     if direct_path:
         app.wsgi_app = direct.Direct(app, app.wsgi_app)  # type: ignore[method-assign]
-    # behind N load balancers that each set X-Forwarded-For, the client is the N-th address from
-    # the end (never trusted without this setting: a client could name any address)
-    if proxies := env.integer("BATAYO_TRUSTED_PROXIES", 0):
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
+    if settings.trusted_proxies:  # outermost: every layer sees the client the proxies name
+        app.wsgi_app = proxies.Forwarded(app.wsgi_app, settings.trusted_proxies)  # type: ignore[method-assign]
 
     @app.get("/healthz")
     def healthz() -> Response:

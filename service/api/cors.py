@@ -1,15 +1,13 @@
 """Cross-origin requests (CORS): off unless the operator names the origins allowed.
 
-`BATAYO_CORS_ORIGINS` (`CORS_ORIGINS`): a comma-separated allow-list of origins
-(`https://cards.example`), or `*` for any. A request from an allowed origin gets
+`BATAYO_CORS_ORIGINS` (service/settings.py; `CORS_ORIGINS` in the app's config): an allow-list
+of origins (`https://cards.example`), or `*` for any. A request from an allowed origin gets
 `Access-Control-Allow-Origin` with that origin, and a preflight (`OPTIONS` with
 `Access-Control-Request-Method`) the methods and headers the API takes. Credentials are never
 allowed: a seat acts with its bearer token, which a page sends on its own, not cookies.
 """
 
 from __future__ import annotations
-
-import os
 
 from flask import Flask, Response, request
 
@@ -21,13 +19,8 @@ EXPOSED = "ETag, Location, Retry-After, RateLimit, RateLimit-Policy, WWW-Authent
 PREFLIGHT_MAX_AGE_S = 600
 
 
-def origins_from_env() -> tuple[str, ...]:
-    raw = os.environ.get("BATAYO_CORS_ORIGINS", "")
-    return tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
-
-
-def install(app: Flask) -> None:
-    app.config.setdefault("CORS_ORIGINS", origins_from_env())
+def install(app: Flask, origins: tuple[str, ...]) -> None:
+    app.config.setdefault("CORS_ORIGINS", origins)
 
     @app.after_request
     def _cors(response: Response) -> Response:

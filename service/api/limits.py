@@ -8,16 +8,10 @@ IETF draft's headers (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
 "client";q=600;w=60, "token";q=300;w=60` and `RateLimit: "token";r=12;t=41`. Tokens are counted under their SHA-256, never their text. Health checks, the
 metrics endpoint and the browser pages are not limited; only the `/v1` API is.
 
-Settings (requests per window; 0 turns a limit off), read when the app is created and kept in
-`app.config`, where tests may change them:
-
-- `BATAYO_RATE_LIMIT` (`RATE_LIMIT`): per client address, default 600 a minute;
-- `BATAYO_RATE_LIMIT_TOKEN` (`RATE_LIMIT_TOKEN`): per seat token, default 300 a minute;
-- `BATAYO_RATE_WINDOW_S` (`RATE_WINDOW_S`): the window, default 60 seconds.
-
-Behind a reverse proxy the client address is the proxy's unless `BATAYO_TRUSTED_PROXIES` says
-how many proxies set `X-Forwarded-For` (compose's HAProxy: 1); the app then takes the client's
-address from it (werkzeug's `ProxyFix`), and without the setting never trusts the header.
+The limits (`BATAYO_RATE_LIMIT`, `BATAYO_RATE_LIMIT_TOKEN`, `BATAYO_RATE_WINDOW_S`: see
+service/settings.py) are kept in `app.config` (`RATE_LIMIT`, `RATE_LIMIT_TOKEN`,
+`RATE_WINDOW_S`), where tests may change them. Behind a reverse proxy the client address is the
+one the trusted proxies name (service/api/proxies.py).
 
 Each counter is one key, its script touches that key only, so the limiter counts correctly on a
 Redis Cluster too. If it cannot count (the store does not answer, or a node of the cluster is
@@ -33,14 +27,12 @@ import time
 
 from flask import Flask, Response, g, request
 
-from .. import env
+from ..settings import Settings
 from ..store.scripts import Script
 from .http import bearer
 from .problems import problem_response, unavailable
 
-DEFAULT_PER_CLIENT = 600
-DEFAULT_PER_TOKEN = 300
-DEFAULT_WINDOW_S = 60
+DEFAULT_WINDOW_S: int = Settings.model_fields["rate_window_s"].default
 EXEMPT = ("/healthz", "/readyz", "/metrics")
 COUNTED = "batayo.rate_headers"  # in a request's environ: counted already (service/api/direct)
 
@@ -147,13 +139,11 @@ def _rate_headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str
     return {"RateLimit-Policy": policy, "RateLimit": f'"{kind}";r={left};t={reset}'}
 
 
-def install(app: Flask, client) -> RateLimits:
+def install(app: Flask, client, settings: Settings) -> RateLimits:
     """Limit the app's `/v1` requests, counting in `client` (the store's Redis)."""
-    app.config.setdefault("RATE_LIMIT", env.integer("BATAYO_RATE_LIMIT", DEFAULT_PER_CLIENT))
-    app.config.setdefault(
-        "RATE_LIMIT_TOKEN", env.integer("BATAYO_RATE_LIMIT_TOKEN", DEFAULT_PER_TOKEN)
-    )
-    app.config.setdefault("RATE_WINDOW_S", env.integer("BATAYO_RATE_WINDOW_S", DEFAULT_WINDOW_S))
+    app.config.setdefault("RATE_LIMIT", settings.rate_limit)
+    app.config.setdefault("RATE_LIMIT_TOKEN", settings.rate_limit_token)
+    app.config.setdefault("RATE_WINDOW_S", settings.rate_window_s)
     limits = RateLimits(app, client)
 
     @app.before_request

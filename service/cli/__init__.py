@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import sys
 
@@ -15,14 +14,31 @@ def main() -> None:
     """batayo: an event-sourced card-game service."""
 
 
-def _grace(default: float, envvar: str, help: str):
-    """A stop's grace, in seconds (also from `envvar`)."""
+def _settings():
+    """This process's settings, or a clean exit saying which variable to fix."""
+    from ..settings import SettingsError, current
+
+    try:
+        return current()
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _default(name: str):
+    """An option's default: the setting `name` (service/settings.py)."""
+    return lambda: getattr(_settings(), name)
+
+
+def _grace(setting: str, help: str):
+    """A stop's grace, in seconds (default: the setting `setting`)."""
+    from ..settings import Settings
+
+    env = Settings.model_fields[setting].validation_alias
     return click.option(
         "--grace",
-        default=default,
-        show_default=True,
+        default=_default(setting),
+        show_default=f"{env}, {Settings.model_fields[setting].default}",
         type=click.FloatRange(0.5),
-        envvar=envvar,
         help=help,
     )
 
@@ -30,9 +46,7 @@ def _grace(default: float, envvar: str, help: str):
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@_grace(
-    3.0, "BATAYO_GRACE_S", "Seconds a stop may take: requests under way finish, the store is saved."
-)
+@_grace("grace_s", "Seconds a stop may take: requests under way finish, the store is saved.")
 def serve(host: str, port: int, grace: float) -> None:
     """Run the API (gevent). Without REDIS_URL: an embedded store and an in-process worker."""
     from .serving import run
@@ -44,9 +58,7 @@ def serve(host: str, port: int, grace: float) -> None:
 @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
 @click.option("--fork", is_flag=True, help="Run each job in a forked child (RQ's default).")
 @_grace(
-    10.0,
-    "BATAYO_WORKER_GRACE_S",
-    "SIGTERM: seconds the job under way may take before the worker stops anyway.",
+    "worker_grace_s", "SIGTERM: seconds the job under way may take before the worker stops anyway."
 )
 def worker(burst: bool, fork: bool, grace: float) -> None:
     """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL).
@@ -62,11 +74,11 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     from workers import jobs, watchdog
 
     from .. import logs
-    from ..config import Settings, StartupError, connect_queue
+    from ..config import StartupError, connect_queue
     from ..engine.dispatch import QUEUE
     from .working import worker_class
 
-    settings = Settings()
+    settings = _settings()
     if settings.embedded:
         raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
     logs.setup()
@@ -116,10 +128,10 @@ def healthcheck(what: str, url: str) -> None:
 
     from rq import Worker
 
-    from ..config import Settings, StartupError, connect_queue
+    from ..config import StartupError, connect_queue
 
     try:
-        workers = Worker.all(connection=connect_queue(Settings()))
+        workers = Worker.all(connection=connect_queue(_settings()))
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
     except Exception as exc:  # the queue's Redis does not answer
@@ -264,7 +276,7 @@ def _print_summary(game: str, summary: dict, extra: dict | None, seed: str) -> N
 
 @main.command()
 @click.argument("game_id")
-@click.option("--url", envvar="BATAYO_URL", default="http://127.0.0.1:8000", show_default=True)
+@click.option("--url", default=_default("url"), show_default="BATAYO_URL")
 def export(game_id: str, url: str) -> None:
     """Print a finished game in full (every event and the seed): batayo export ID > game.json"""
     import urllib.error
@@ -322,15 +334,19 @@ def verify(path) -> None:
     sys.exit(1)
 
 
-def _register_replay() -> None:
+def _register() -> None:
     from .replay import replay
+    from .showing import settings
 
     main.add_command(replay)
+    main.add_command(settings)
 
 
-_register_replay()
+_register()
 
 
 if __name__ == "__main__":  # pragma: no cover
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    from ..settings import unbuffered
+
+    unbuffered()
     main()

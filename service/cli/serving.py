@@ -45,9 +45,10 @@ def run(host: str, port: int, grace: float) -> None:
 
     from .. import logs
     from ..api import create_app
-    from ..config import Settings, StartupError, build_engine, stop
+    from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
+    from ..settings import SettingsError, current
     from ..wsgi_io import OneSend
 
     class Handler(OneSend):
@@ -84,7 +85,10 @@ def run(host: str, port: int, grace: float) -> None:
 
     logs.setup()
     _more_open_files()
-    settings = Settings()
+    try:
+        settings = current()
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
     if settings.embedded:
         click.echo(
             f"batayo: no REDIS_URL, so using an embedded store in {settings.data_dir} "
@@ -100,7 +104,7 @@ def run(host: str, port: int, grace: float) -> None:
         raise click.ClickException(str(exc)) from None
     server = Server(
         (host, port),
-        create_app(engine),
+        create_app(engine, settings=settings),
         handler_class=Handler,
         spawn=Pool(MAX_CONNECTIONS),
         log=None,  # no access log (as before); errors go to the JSON log

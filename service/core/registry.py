@@ -1,5 +1,5 @@
 """The games this service offers: every built-in game under `service/games/`, and the extra
-ones a setting names (`BATAYO_EXTRA_GAMES=module:attribute,...`, for a test's toy game).
+ones the setting `BATAYO_EXTRA_GAMES` names (`module:attribute,...`, for a test's toy game).
 
 The core never imports a game: the registry loads them by name on first use, so the rules sit
 above the framework that runs them, and a fifth game is one more package under `service/games/`.
@@ -8,9 +8,9 @@ above the framework that runs them, and a fifth game is one more package under `
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Iterator, Mapping
 
+from ..settings import current
 from .game import Game
 
 BUILTIN = "service.games"
@@ -23,8 +23,7 @@ class Registry(Mapping[str, Game]):
     def _loaded(self) -> dict[str, Game]:
         if self._games is None:
             found = list(importlib.import_module(BUILTIN).builtin())
-            for spec in filter(None, os.environ.get("BATAYO_EXTRA_GAMES", "").split(",")):
-                found.append(load(spec.strip()))
+            found.extend(load(spec) for spec in current().extra_games)
             self._games = {}
             for game in sorted(found, key=lambda g: g.name):
                 self._add(game)

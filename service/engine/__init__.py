@@ -63,8 +63,10 @@ class Engine:
         cache_size: int = 512,
         event_budget: int | None = command.EVENT_BUDGET,
         games_per_client: int = 0,
+        count_loopback: bool = False,
     ) -> None:
         self.store = store
+        self.count_loopback = count_loopback  # whether the per-client caps count loopback too
         self.event_budget = event_budget  # recorded in each game it creates
         self.games_per_client = games_per_client  # games in play one client may create; 0: any
         self.dispatcher = dispatcher
@@ -242,7 +244,7 @@ class Engine:
         too, so a count that missed an end (a crash between) heals, at a bounded cost per
         refusal."""
         cap = self.games_per_client
-        if not cap or not capped(client):
+        if not cap or not capped(client, self.count_loopback):
             return None
         who = _client_digest(client)
         if self.store.hold_game(who, game_id, cap):

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import ipaddress
 
-from .. import env
 
-COUNT_LOOPBACK = env.flag("BATAYO_CAP_LOOPBACK")
-
-
-def capped(client: str) -> bool:
+def capped(client: str, count_loopback: bool = False) -> bool:
     """Whether the per-client caps count `client` (an address; '' for an unknown one)."""
     if not client:
         return False
-    if COUNT_LOOPBACK:
+    if count_loopback:
         return True
     try:
         return not ipaddress.ip_address(client).is_loopback

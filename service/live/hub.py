@@ -289,7 +289,11 @@ class Hub:
         with self.lock:
             if self.closing or (total and self.open_streams >= total):
                 raise Full
-            if cap and capped(client) and self.by_client.get(client, 0) >= cap:
+            if (
+                cap
+                and capped(client, self.engine.count_loopback)
+                and self.by_client.get(client, 0) >= cap
+            ):
                 raise TooManyForClient(cap)
             self.by_client[client] = self.by_client.get(client, 0) + 1
             self.open_streams += 1

@@ -18,7 +18,6 @@ version are rebuilt from that log with the game's own reducers (`seat_tables`).
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import suppress
 
@@ -26,6 +25,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ...settings import current
 from .client import ApiError, Client, Replay, seat_tables
 from .frame import render, step_at, tie_at
 from .keys import decode_key, next_version, raw_mode, read_key, step_loop
@@ -64,7 +64,7 @@ def replay(
 ) -> None:
     """Draw game ID at a version (default: the latest), or walk it with --step."""
     fetch = ctx.obj.get("fetch") if isinstance(ctx.obj, dict) else None
-    base = url or os.environ.get("BATAYO_URL") or DEFAULT_URL
+    base = url or current().url
     console = Console()
     try:
         if step and not sys.stdin.isatty():

@@ -1,0 +1,428 @@
+"""Every setting of the service, declared once: its variable, type, default, bounds and meaning.
+
+The processes read them once, at start (`current()`): `batayo serve`, `batayo worker`, the WSGI
+app and `gunicorn.conf.py`. A value that does not fit refuses the start with a message naming the
+variable and what it accepts. A setting that turns something off says so with `0` or `off`;
+a negative or malformed value is an error, never a silent default. `batayo settings` prints the
+effective values and where each came from; docs/settings.md is generated from this module
+(`batayo settings --markdown`) and tests/test_settings.py keeps it current.
+
+This module is the only one that reads the environment.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+OFF_WORDS = frozenset({"off", "never", "none"})
+
+
+class SettingsError(ValueError):
+    """A setting's value does not fit: says which variable and what it accepts."""
+
+
+def _off_or_seconds(raw: Any) -> Any:
+    if isinstance(raw, str) and raw.strip().lower() in OFF_WORDS:
+        return None
+    return raw
+
+
+def _comma_list(raw: Any) -> Any:
+    if isinstance(raw, str):
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return raw
+
+
+Seconds = Annotated[float | None, BeforeValidator(_off_or_seconds)]
+CommaList = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_comma_list)]
+
+
+def _setting(env: str, default: Any, meaning: str, accepts: str, **bounds: Any) -> Any:
+    """A field read from the variable `env`; `accepts` says in words what the variable takes."""
+    return Field(
+        default,
+        validation_alias=env,
+        description=meaning,
+        json_schema_extra={"env": env, "accepts": accepts},
+        **bounds,
+    )
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".local/share/batayo"
+
+
+class Settings(BaseSettings):
+    """The service's settings; `Settings()` reads the environment, keyword arguments override."""
+
+    model_config = SettingsConfigDict(
+        env_ignore_empty=True, populate_by_name=True, extra="ignore", frozen=True
+    )
+
+    # the store and the queue
+    redis_url: str | None = _setting(
+        "REDIS_URL",
+        None,
+        "The store's Redis. Unset: an embedded Redis in BATAYO_DATA_DIR and a worker thread in "
+        "the process. With BATAYO_REDIS_CLUSTER, one or more cluster nodes, comma-separated "
+        "(any one that answers is enough to start).",
+        "a redis:// or rediss:// URL (with the cluster flag, several, comma-separated)",
+    )
+    cluster: bool = _setting(
+        "BATAYO_REDIS_CLUSTER",
+        False,
+        "REDIS_URL names nodes of a Redis Cluster, and the store runs on the cluster.",
+        "a flag: 1/true/yes/on or 0/false/no/off",
+    )
+    queue_url: str | None = _setting(
+        "BATAYO_QUEUE_URL",
+        None,
+        "The plain Redis of the job queue. Unset: REDIS_URL's server (required with a cluster: "
+        "RQ cannot run on one).",
+        "a redis:// or rediss:// URL",
+    )
+    pool_size: int = _setting(
+        "BATAYO_REDIS_POOL",
+        64,
+        "Connections to the store per process (per node on a cluster); a request that finds "
+        "them all busy waits up to 5 s, then gets a 503 with Retry-After.",
+        "an integer of at least 1",
+        ge=1,
+    )
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        validation_alias="BATAYO_DATA_DIR",
+        description="The embedded store's folder, and the default archive's.",
+        json_schema_extra={
+            "env": "BATAYO_DATA_DIR",
+            "accepts": "a folder",
+            "shown_default": "~/.local/share/batayo",
+        },
+    )
+    test_games: bool = _setting(
+        "BATAYO_TEST_GAMES",
+        False,
+        "Accept fixed `seed` and `deal` fields in new games (tests and demos only: such games "
+        "are not fair).",
+        "a flag: 1/true/yes/on or 0/false/no/off",
+    )
+    extra_games: CommaList = _setting(
+        "BATAYO_EXTRA_GAMES",
+        (),
+        "More games to offer beside the built-in ones (a test's toy game).",
+        "module:ATTRIBUTE names, comma-separated",
+    )
+
+    # bounded work
+    event_budget: int = _setting(
+        "BATAYO_EVENT_BUDGET",
+        100_000,
+        "The most events a game may have, recorded in each game created; 0: no budget.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    games_per_client: int = _setting(
+        "BATAYO_GAMES_PER_CLIENT",
+        1000,
+        "Games not yet finished that one client address may have created; 0: no cap.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    cap_loopback: bool = _setting(
+        "BATAYO_CAP_LOOPBACK",
+        False,
+        "Count loopback callers in the per-client caps too (by default this machine's own "
+        "callers are not capped).",
+        "a flag: 1/true/yes/on or 0/false/no/off",
+    )
+    rate_limit: int = _setting(
+        "BATAYO_RATE_LIMIT",
+        600,
+        "Requests a window per client address; over it, 429 with Retry-After; 0: off.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    rate_limit_token: int = _setting(
+        "BATAYO_RATE_LIMIT_TOKEN",
+        300,
+        "Requests a window per seat token; 0: off.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    rate_window_s: int = _setting(
+        "BATAYO_RATE_WINDOW_S",
+        60,
+        "The rate limits' window, in seconds.",
+        "an integer of at least 1",
+        ge=1,
+    )
+    trusted_proxies: CommaList = _setting(
+        "BATAYO_TRUSTED_PROXIES",
+        (),
+        "The proxies whose X-Forwarded-For is believed: a request from one of these addresses "
+        "is counted as the client the proxies name; anyone else's header is ignored.",
+        "IP addresses or CIDR ranges, comma-separated (not a count)",
+    )
+    cors_origins: CommaList = _setting(
+        "BATAYO_CORS_ORIGINS",
+        (),
+        "The origins a browser page may call the API from; none by default.",
+        "origins (https://cards.example), comma-separated, or *",
+    )
+
+    # the sweep and the archive
+    sweep_every_s: int = _setting(
+        "BATAYO_SWEEP_EVERY_S",
+        60,
+        "How often the sweep restores lost work (and the watchdog checks it is scheduled).",
+        "an integer number of seconds, at least 1",
+        ge=1,
+    )
+    archive_after_s: Seconds = _setting(
+        "BATAYO_ARCHIVE_AFTER_S",
+        24 * 3600.0,
+        "Finished games move out of Redis into the archive after this long; off: never.",
+        "a number of seconds of at least 0, or off",
+        ge=0,
+    )
+    archive_url: str | None = _setting(
+        "BATAYO_ARCHIVE_URL",
+        None,
+        "Where finished games go: a folder or any fsspec URL. Unset: the folder `archive` of "
+        "BATAYO_DATA_DIR (refused on a cluster, whose boxes must share it).",
+        "a folder or an fsspec URL",
+    )
+
+    # live streams
+    streams_per_client: int = _setting(
+        "BATAYO_STREAMS_PER_CLIENT",
+        32,
+        "Open live streams per client address in one API process (429 over it); 0: no cap.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    streams_max: int = _setting(
+        "BATAYO_STREAMS_MAX",
+        10_000,
+        "Open live streams in one API process (503 with Retry-After over it).",
+        "an integer of at least 1",
+        ge=1,
+    )
+    stream_lifetime_s: float = _setting(
+        "BATAYO_STREAM_LIFETIME_S",
+        3600.0,
+        "A stream closes cleanly after this long; the client resumes with Last-Event-ID.",
+        "a number of seconds above 0",
+        gt=0,
+    )
+    stream_keepalive_s: float = _setting(
+        "BATAYO_STREAM_KEEPALIVE_S",
+        15.0,
+        "A keep-alive comment after this long without an event.",
+        "a number of seconds of at least 0.05",
+        ge=0.05,
+    )
+    stream_backlog: int = _setting(
+        "BATAYO_STREAM_BACKLOG",
+        64,
+        "Batches of events a reader may fall behind before its stream is closed.",
+        "an integer of at least 1",
+        ge=1,
+    )
+
+    # the processes
+    bind: str = _setting(
+        "BATAYO_BIND",
+        "0.0.0.0:8000",
+        "Where gunicorn (the production server) listens.",
+        "HOST:PORT",
+    )
+    web_concurrency: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        validation_alias="WEB_CONCURRENCY",
+        ge=1,
+        description="gunicorn's worker processes.",
+        json_schema_extra={
+            "env": "WEB_CONCURRENCY",
+            "accepts": "an integer of at least 1",
+            "shown_default": "the number of cores",
+        },
+    )
+    grace_s: float = _setting(
+        "BATAYO_GRACE_S",
+        3.0,
+        "Seconds a stop of `batayo serve` may take: requests under way finish, the store is saved.",
+        "a number of seconds of at least 0.5",
+        ge=0.5,
+    )
+    worker_grace_s: float = _setting(
+        "BATAYO_WORKER_GRACE_S",
+        10.0,
+        "On SIGTERM, seconds the job under way in `batayo worker` may take before it stops anyway.",
+        "a number of seconds of at least 0.5",
+        ge=0.5,
+    )
+    url: str = _setting(
+        "BATAYO_URL",
+        "http://127.0.0.1:8000",
+        "The service the command line's client commands (export, replay) talk to.",
+        "an http:// or https:// URL",
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for item in value:
+            if re.fullmatch(r"[0-9]+", item):
+                raise ValueError(
+                    f"{item!r} is a count of proxies: name the proxies' own addresses or "
+                    "ranges instead (10.0.0.5, 10.0.0.0/24), so no other caller can set its "
+                    "own address"
+                )
+            ipaddress.ip_network(item, strict=False)  # ValueError says what is wrong
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(origin.rstrip("/") for origin in value)
+
+    @property
+    def embedded(self) -> bool:
+        return self.redis_url is None
+
+    @property
+    def job_queue_url(self) -> str | None:
+        """The Redis of the job queue: its own, or the store's when that is a single server."""
+        return self.queue_url or (None if self.cluster else self.redis_url)
+
+
+def load(**overrides: Any) -> Settings:
+    """The settings from the environment (and `overrides`); SettingsError says what to fix."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(_explain(exc)) from None
+
+
+@cache
+def current() -> Settings:
+    """This process's settings, read from the environment on the first call (at start)."""
+    return load()
+
+
+def _explain(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else "?"
+        info = _field_by_env(name)
+        accepts = (info.json_schema_extra or {}).get("accepts", "") if info else ""  # type: ignore[union-attr]
+        given = error.get("input")
+        reason = error["msg"].removeprefix("Value error, ")
+        lines.append(f"{name}={given!r} is refused: {reason}; {name} takes {accepts}")
+    return "\n".join(lines)
+
+
+def _field_by_env(env: str) -> FieldInfo | None:
+    for info in Settings.model_fields.values():
+        if info.validation_alias == env:
+            return info
+    return None
+
+
+@dataclass(frozen=True)
+class Described:
+    """One setting as `batayo settings` and the docs show it."""
+
+    env: str
+    value: str
+    source: str  # "environment" or "default"
+    default: str
+    accepts: str
+    meaning: str
+
+
+SECRET_URLS = ("REDIS_URL", "BATAYO_QUEUE_URL", "BATAYO_ARCHIVE_URL")
+
+
+def described(settings: Settings) -> list[Described]:
+    """Every setting with its effective value (secrets masked) and where it came from."""
+    rows = []
+    for name, info in Settings.model_fields.items():
+        extra: dict = info.json_schema_extra  # type: ignore[assignment]
+        env = extra["env"]
+        value = getattr(settings, name)
+        default = extra.get("shown_default") or _shown(info.default)
+        source = "default"
+        if name in settings.model_fields_set:
+            source = "environment" if os.environ.get(env, "").strip() else "given"
+        shown = _shown(value)
+        if env in SECRET_URLS and value:
+            shown = ",".join(masked(url) for url in str(value).split(","))
+        rows.append(Described(env, shown, source, default, extra["accepts"], info.description))
+    return rows
+
+
+def _shown(value: Any) -> str:
+    if value is None or value == ():
+        return "unset"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def masked(url: str) -> str:
+    """A URL with its password (if any) replaced by ***."""
+    parts = urlsplit(url.strip())
+    if parts.password is None:
+        return url.strip()
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def environment_names() -> set[str]:
+    """The variables declared here (what the environment may set)."""
+    return {info.validation_alias for info in Settings.model_fields.values()}  # type: ignore[misc]
+
+
+def markdown() -> str:
+    """The docs' settings table (docs/settings.md), made from the declarations above."""
+    lines = [
+        "# Settings",
+        "",
+        "Generated by `batayo settings --markdown` from `service/settings.py`; do not edit by "
+        "hand (tests/test_settings.py checks it is current). Every setting is an environment "
+        "variable, read once when a process starts; a value that does not fit refuses the "
+        "start, naming the variable and what it takes. `batayo settings` prints the values in "
+        "force and where each came from.",
+        "",
+        "| variable | default | takes | what it does |",
+        "| --- | --- | --- | --- |",
+    ]
+    defaults = Settings.model_construct()
+    for row in described(defaults):
+        lines.append(f"| `{row.env}` | {row.default} | {row.accepts} | {row.meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+def unbuffered() -> None:
+    """Child processes' output unbuffered (the command line run as a script)."""
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
