@@ -15,11 +15,11 @@ def main() -> None:
 
 
 def _settings():
-    """This process's settings, or a clean exit saying which variable to fix."""
-    from ..settings import SettingsError, current
+    """The settings, read as the command starts, or a clean exit saying which variable to fix."""
+    from ..settings import SettingsError, load
 
     try:
-        return current()
+        return load()
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -25,7 +25,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from ...settings import current
+from ...settings import load
 from .client import ApiError, Client, Replay, seat_tables
 from .frame import render, step_at, tie_at
 from .keys import decode_key, next_version, raw_mode, read_key, step_loop
@@ -64,7 +64,7 @@ def replay(
 ) -> None:
     """Draw game ID at a version (default: the latest), or walk it with --step."""
     fetch = ctx.obj.get("fetch") if isinstance(ctx.obj, dict) else None
-    base = url or current().url
+    base = url or load().url
     console = Console()
     try:
         if step and not sys.stdin.isatty():
