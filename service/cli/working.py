@@ -40,7 +40,10 @@ def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
         max_connection_wait_time = 2.0
         dequeue_timeout = LOOP_WAIT_S  # type: ignore[assignment]
 
+        stop_asked = False  # RQ's own flag is not set when the stop comes while it waits
+
         def request_stop(self, signum, frame):
+            self.stop_asked = True
             if not self._deadline_set:
                 self._deadline_set = True
                 timer = threading.Timer(grace, os.kill, (os.getpid(), signal.SIGTERM))
@@ -83,20 +86,24 @@ def run(
             return
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("the job queue went away under the worker: %s", exc)
-        if burst or worker._stop_requested:
+        if burst or _asked(worker):
             return
         _drop(worker)
         log.warning("the worker's loop stopped; it starts again once the job queue answers")
         try:
-            while not worker._stop_requested and not _answers(connection):
+            while not _asked(worker) and not _answers(connection):
                 if liveness is not None:
                     liveness.tick("waiting")
                 time.sleep(wait_s)
         except StopRequested:
             return
-        if worker._stop_requested:
+        if _asked(worker):
             return
         log.warning("the job queue answers again: the worker's loop starts again")
+
+
+def _asked(worker: Worker) -> bool:
+    return bool(getattr(worker, "stop_asked", False) or worker._stop_requested)
 
 
 def _answers(connection: redis.Redis) -> bool:
