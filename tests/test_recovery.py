@@ -15,9 +15,9 @@ from rq import Queue
 
 from service.config import Settings, connect
 from service.engine import Engine
-from service.engine.dispatch import QUEUE, RQDispatcher
+from service.engine.dispatch import QUEUE
 from service.store import Store
-from tests.support.processes import start_worker, wait_until
+from tests.support.processes import outbox, start_worker, wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -43,7 +43,7 @@ def contiguous_and_verified(engine: Engine, gid: str) -> None:
 
 @pytest.fixture
 def engine(real_redis) -> Engine:
-    return Engine(Store(real_redis), RQDispatcher(real_redis))
+    return Engine(Store(real_redis), outbox(real_redis))
 
 
 def test_a_game_of_four_bots_finishes(engine, redis_url, tmp_path):

@@ -8,16 +8,15 @@ import pytest
 
 from service.core.game import add_seconds
 from service.engine import Engine
-from service.engine.dispatch import RQDispatcher
 from service.store import Store
-from tests.support.processes import start_worker, wait_until
+from tests.support.processes import outbox, start_worker, wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 
 @pytest.fixture
 def engine(real_redis) -> Engine:
-    return Engine(Store(real_redis), RQDispatcher(real_redis), test_games=True)
+    return Engine(Store(real_redis), outbox(real_redis), test_games=True)
 
 
 @pytest.fixture

@@ -1,1 +1,2 @@
-"""RQ jobs: bot moves and clocks, run by `rq worker --with-scheduler batayo`."""
+"""RQ jobs: bot moves, clocks, sweeps and audits, run by `batayo worker` (which also pumps them
+from the store's outbox into the `batayo-clocks` and `batayo` queues)."""

@@ -52,7 +52,7 @@ FRAMEWORK = {
     "not_acceptable": "the route cannot answer in a media type the request accepts",
     "rate_limited": "too many requests from this client or with this token",
     "too_many_games": "this client address has its maximum of games in play: finish one first",
-    "not_ready": "the store does not answer (readiness)",
+    "not_ready": "the store cannot take writes (readiness; the job queue never makes it 503)",
     "unavailable": "the store does not answer: retry after Retry-After seconds",
     "internal_error": "a bug on the server: it has been logged",
     "http_error": "another HTTP error",

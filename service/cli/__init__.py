@@ -61,22 +61,24 @@ def serve(host: str, port: int, grace: float) -> None:
     "worker_grace_s", "SIGTERM: seconds the job under way may take before the worker stops anyway."
 )
 def worker(burst: bool, fork: bool, grace: float) -> None:
-    """Run an RQ worker with its scheduler on the `batayo` queue (needs REDIS_URL).
+    """Run an RQ worker on the `batayo-clocks` and `batayo` queues (clocks first), with a pump
+    that moves the jobs due in the store's outbox into them (needs REDIS_URL).
 
     By default jobs run in the worker's own process (RQ's SimpleWorker): they are short, and
     keeping the engine's state cache across jobs answers a move ~20x sooner than forking a
-    child per job (bench/latency.py). A supervisor restarts a worker that dies either way.
+    child per job (bench/latency.py).
 
-    SIGTERM (or Ctrl-C): the job under way finishes, then the worker exits; past the grace it
-    stops anyway (RQ's cold shutdown: a job cut short is done again from the log by the sweep)."""
-    from rq import Queue
-
-    from workers import jobs, watchdog
+    The job queue away (a restart, a network cut): the worker and its pump try again every
+    second or two and go on by themselves once it answers; jobs made due meanwhile wait in the
+    store. SIGTERM (or Ctrl-C): the job under way finishes, then the worker exits; past the
+    grace it stops anyway (RQ's cold shutdown: a job cut short is done again from the log by
+    the sweep)."""
+    from workers import jobs, pump, watchdog
 
     from .. import logs
     from ..config import StartupError, connect_queue
-    from ..engine.dispatch import QUEUE
-    from .working import worker_class
+    from ..engine.dispatch import QUEUES, RQDispatcher
+    from .working import run, worker_class
 
     settings = _settings()
     if settings.embedded:
@@ -84,32 +86,47 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     logs.setup()
     try:
         connection = connect_queue(settings)
-        from workers.jobs import engine
-
-        engine()  # the store's settings checked now, not at the first job
+        engine = jobs.engine()  # the store's settings checked now, not at the first job
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
-    queue = Queue(QUEUE, connection=connection)
     every = settings.sweep_every_s
-    queue.enqueue("workers.jobs.sweep", every)  # restore lost work, then every minute
-    if not burst:  # the sweep's chain started again if the queue loses it
-        watchdog.start(jobs.engine(), every)
-    worker = worker_class(fork, grace)([queue], connection=connection, worker_ttl=WORKER_TTL_S)
-    worker.work(with_scheduler=True, burst=burst)
+    engine.dispatcher.enqueue("sweep", (every,))  # restore lost work, then every minute
+    queue = RQDispatcher(connection)
+    liveness = pump.Liveness()
+    mover = pump.Pump(engine.store, queue, liveness)
+    if burst:
+        mover.once()
+    else:
+        pump.start(mover)
+        watchdog.start(engine, every)  # the sweep's chain started again if the queue loses it
+    names = list(QUEUES)
+    cls = worker_class(fork, grace, liveness)
+    try:
+        run(
+            lambda: cls(names, connection=connection, worker_ttl=WORKER_TTL_S),
+            connection,
+            burst=burst,
+            liveness=liveness,
+        )
+    finally:
+        import contextlib
+
+        with contextlib.suppress(Exception):  # the store away: the beats go stale by themselves
+            mover.forget()
 
 
-# A worker writes its heartbeat at least every WORKER_TTL_S - 15 s (RQ's idle wait); the
-# healthcheck calls a worker dead when its last one is older than HEARTBEAT_STALE_S.
+# RQ's own record of a worker lives this long without a heartbeat (RQ's tools read it); the
+# healthcheck reads the beats the pump writes to the store (`service.store.outbox.Beats`).
 WORKER_TTL_S = 60
-HEARTBEAT_STALE_S = 90
 
 
 @main.command()
 @click.argument("what", type=click.Choice(["api", "worker"]))
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="The API (api).")
 def healthcheck(what: str, url: str) -> None:
-    """Exit 0 if this box's API answers /readyz (`api`), or if an RQ worker of this host sent a
-    heartbeat lately (`worker`); else say why and exit 1. For container health checks."""
+    """Exit 0 if this box's API answers /readyz (`api`), or if a `batayo worker` of this host is
+    alive (`worker`: its loop and its pump beat within seconds); else say why and exit 1. For
+    container health checks."""
     if what == "api":
         import urllib.error
         import urllib.request
@@ -124,29 +141,25 @@ def healthcheck(what: str, url: str) -> None:
         click.echo("ready")
         return
     import socket
-    from datetime import UTC, datetime
+    import time
 
-    from rq import Worker
+    from ..config import StartupError, connect
+    from ..store.outbox import STALE_MS, Beats
 
-    from ..config import StartupError, connect_queue
-
+    host = socket.gethostname()
     try:
-        workers = Worker.all(connection=connect_queue(_settings()))
+        alive, dead = Beats(connect(_settings())).alive(int(time.time() * 1000), host)
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
-    except Exception as exc:  # the queue's Redis does not answer
-        raise click.ClickException(f"the job queue does not answer: {exc}") from None
-    host, now = socket.gethostname(), datetime.now(UTC)
-    fresh = [
-        w
-        for w in workers
-        if w.hostname == host
-        and w.last_heartbeat is not None
-        and (now - w.last_heartbeat.replace(tzinfo=UTC)).total_seconds() < HEARTBEAT_STALE_S
-    ]
-    if not fresh:
-        raise click.ClickException(f"no worker of {host} sent a heartbeat in {HEARTBEAT_STALE_S} s")
-    click.echo(f"{len(fresh)} worker(s) alive on {host}")
+    except Exception as exc:  # the store does not answer: the beats cannot be read
+        raise click.ClickException(f"the store does not answer: {exc}") from None
+    if not alive:
+        why = "; ".join(f"{who.rpartition('|')[2]}: {reason}" for who, reason in dead)
+        raise click.ClickException(
+            f"no worker of {host} is alive (none beat in {STALE_MS // 1000} s)"
+            + (f": {why}" if why else "")
+        )
+    click.echo(f"{len(alive)} worker(s) alive on {host}")
 
 
 @main.command()

@@ -1,24 +1,49 @@
-"""`batayo worker`'s RQ worker, with a bound on how long a stop may take."""
+"""`batayo worker`'s RQ worker: a bound on how long a stop may take, and a loop that outlives
+the job queue going away.
+
+RQ's own loop retries a queue away only while it waits for a job; anywhere else (a heartbeat,
+a job's end, its start) a lost connection ends it and the worker exits. Here the loop starts
+again once the queue answers (asked every RECONNECT_S), in the same process: no supervisor is
+needed. A job cut short that way is done again (the sweep, or its outbox entry's lease).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import signal
 import threading
+import time
+from collections.abc import Callable
 
+import redis
 from rq import SimpleWorker, Worker
+from rq.worker.base import StopRequested
+
+log = logging.getLogger("batayo.worker")
+
+RECONNECT_S = 1.0  # how often a worker whose loop stopped asks the queue again
+LOOP_WAIT_S = 2  # the longest the loop waits for a job before it shows it is alive again
 
 
-def worker_class(fork: bool, grace: float) -> type[Worker]:
+def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
     """RQ's worker (a child per job with `fork`, else jobs in process) whose warm shutdown (the
     first SIGTERM or Ctrl-C: finish the job under way, then exit) turns cold after `grace`
-    seconds: the worker signals itself again, which RQ takes as a forced stop."""
+    seconds: the worker signals itself again, which RQ takes as a forced stop. Its loop ticks
+    `liveness` (see `workers.pump.Liveness`) as it waits and around each job, and it waits at
+    most 2 s between tries while the queue is away (RQ's default: up to 60)."""
     base = Worker if fork else SimpleWorker
 
     class Bounded(base):  # type: ignore[misc, valid-type]
         _deadline_set = False
+        max_connection_wait_time = 2.0
+        dequeue_timeout = LOOP_WAIT_S  # type: ignore[assignment]
+
+        stop_asked = False  # RQ's own flag is not set when the stop comes while it waits
 
         def request_stop(self, signum, frame):
+            self.stop_asked = True
             if not self._deadline_set:
                 self._deadline_set = True
                 timer = threading.Timer(grace, os.kill, (os.getpid(), signal.SIGTERM))
@@ -26,4 +51,71 @@ def worker_class(fork: bool, grace: float) -> type[Worker]:
                 timer.start()
             return super().request_stop(signum, frame)
 
+        def heartbeat(self, *args, **kwargs):
+            if liveness is not None:
+                liveness.tick()
+            return super().heartbeat(*args, **kwargs)
+
+        def execute_job(self, job, queue):
+            if liveness is not None:
+                liveness.tick("busy")
+            try:
+                return super().execute_job(job, queue)
+            finally:
+                if liveness is not None:
+                    liveness.tick()
+
     return Bounded
+
+
+def run(
+    make: Callable[[], Worker],
+    connection: redis.Redis,
+    burst: bool = False,
+    liveness=None,
+    wait_s: float = RECONNECT_S,
+) -> None:
+    """Run workers made by `make` until one stops on request (or, with `burst`, once): a loop
+    that RQ ended on an error (the queue away, most often) starts again once the queue
+    answers."""
+    while True:
+        worker = make()
+        try:
+            worker.work(burst=burst)
+        except StopRequested:
+            return
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("the job queue went away under the worker: %s", exc)
+        if burst or _asked(worker):
+            return
+        _drop(worker)
+        log.warning("the worker's loop stopped; it starts again once the job queue answers")
+        try:
+            while not _asked(worker) and not _answers(connection):
+                if liveness is not None:
+                    liveness.tick("waiting")
+                time.sleep(wait_s)
+        except StopRequested:
+            return
+        if _asked(worker):
+            return
+        log.warning("the job queue answers again: the worker's loop starts again")
+
+
+def _asked(worker: Worker) -> bool:
+    return bool(getattr(worker, "stop_asked", False) or worker._stop_requested)
+
+
+def _answers(connection: redis.Redis) -> bool:
+    try:
+        return bool(connection.ping())
+    except (redis.ConnectionError, redis.TimeoutError):
+        return False
+
+
+def _drop(worker: Worker) -> None:
+    """What a loop cut short left running: its command channel's thread."""
+    thread = getattr(worker, "pubsub_thread", None)
+    if thread is not None:
+        with contextlib.suppress(Exception):  # it is gone with the connection anyway
+            thread.stop()

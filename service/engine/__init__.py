@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import secrets as _secrets
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -164,6 +165,33 @@ class Engine:
 
     def ready(self) -> bool:
         return self.store.ping()
+
+    def health(self) -> dict[str, str]:
+        """/readyz's parts: the store (`ok`, `down`), the job queue (`ok`, `down`, `inline` in
+        this process, `none`), the workers (`ok`: one at least alive, `dead`: all that beat
+        stopped, `none`: none ever beat, `inline`, `unknown`: the store away)."""
+        try:
+            store = "ok" if self.ready() else "down"
+        except Exception as exc:  # any failure to write to the store means not ready
+            log.warning("the store is not ready: %s", exc)
+            store = "down"
+        dispatcher = self.dispatcher
+        queue = dispatcher if hasattr(dispatcher, "ping") else getattr(dispatcher, "queue", None)
+        if dispatcher is None:
+            return {"store": store, "queue": "none", "workers": "none"}
+        if queue is None:
+            return {"store": store, "queue": "inline", "workers": "inline"}
+        try:
+            queue_state = "ok" if queue.ping() else "down"
+        except Exception as exc:  # the job queue away: the store still takes every action
+            log.warning("the job queue does not answer: %s", exc)
+            queue_state = "down"
+        try:
+            alive, dead = self.store.beats.alive(int(time.time() * 1000))
+            workers = "ok" if alive else "dead" if dead else "none"
+        except Exception:
+            workers = "unknown"
+        return {"store": store, "queue": queue_state, "workers": workers}
 
     def seat_of(self, game_id: str, token: str) -> int:
         """The seat a token acts for; raises PermissionError (other game) or LookupError."""

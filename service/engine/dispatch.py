@@ -1,23 +1,34 @@
-"""How the engine tells the workers what became due: a bot move or a clock.
+"""How the engine tells the workers what became due: a bot move, a clock, a sweep, an audit.
 
-`RQDispatcher` enqueues RQ jobs (run by `rq worker --with-scheduler`); `InlineDispatcher` runs the
-same job functions on a thread of this process (the embedded service); `QueueDispatcher` only
-collects them, for tests and the simulator to run when they choose.
+`OutboxDispatcher` (a service on Redis) writes each job into the store's outbox, by its due
+time; a pump in every `batayo worker` moves the due ones into the RQ queues (`RQDispatcher`):
+clocks into their own queue, which the workers listen to first, the rest into `batayo`. So an
+action whose append landed is answered while the job queue is away, and a clock is never behind
+bot moves. `InlineDispatcher` runs the same job functions on a thread of this process (the
+embedded service), due clocks first too; `QueueDispatcher` only collects them, for tests and
+the simulator to run when they choose.
 """
 
 from __future__ import annotations
 
 import heapq
 import logging
+import secrets
 import threading
 import time
-from collections.abc import Callable
-from datetime import datetime, timedelta
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-QUEUE = "batayo"
+QUEUE = "batayo"  # bot moves, sweeps, audits
+CLOCKS_QUEUE = "batayo-clocks"  # clocks: listened to first
+QUEUES = (CLOCKS_QUEUE, QUEUE)  # in the order a worker listens to them
+
+
+def queue_of(job: str) -> str:
+    return CLOCKS_QUEUE if job == "fire_timer" else QUEUE
 
 
 class Dispatcher(Protocol):
@@ -29,38 +40,132 @@ def _when(at: str) -> datetime:
     return datetime.fromisoformat(at.replace("Z", "+00:00"))
 
 
+def due_ms(at: str | None, now: float | None = None) -> int:
+    """A due time in milliseconds since the epoch: `at`'s, or now for a job due at once."""
+    if at is None:
+        return int((time.time() if now is None else now) * 1000)
+    return int(_when(at).timestamp() * 1000)
+
+
+# a job that fails (the store briefly away) is tried again after 1, 5 and 15 s (the pump moves
+# RQ's retries back into their queue when due)
+RETRY_INTERVALS = [1, 5, 15]
+RESULT_TTL_S = 60
+FAILURE_TTL_S = 24 * 3600
+
+
 class RQDispatcher:
+    """The RQ queues of a plain Redis: what the pump hands the due jobs to."""
+
     def __init__(self, connection) -> None:
         from rq import Queue
 
-        self.queue = Queue(QUEUE, connection=connection)
+        self.connection = connection
+        self.queues = {name: Queue(name, connection=connection) for name in QUEUES}
+        self._probe = None
 
     def exists(self, job_id: str) -> bool:
         """Whether the queue still holds this job (scheduled, queued, running or just done)."""
         from rq.job import Job
 
-        return Job.exists(job_id, connection=self.queue.connection)
+        return Job.exists(job_id, connection=self.connection)
 
-    def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
+    def ping(self) -> bool:
+        """Whether the queue answers, asked once within a second (no retries: /readyz)."""
+        if self._probe is None:
+            import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+
+            pool = self.connection.connection_pool
+            kwargs = {
+                **pool.connection_kwargs,
+                "socket_timeout": 1,
+                "socket_connect_timeout": 1,
+                "retry": Retry(NoBackoff(), 0),
+            }
+            probe = redis.ConnectionPool(
+                connection_class=pool.connection_class, max_connections=4, **kwargs
+            )
+            self._probe = redis.Redis(connection_pool=probe)
+        return bool(self._probe.ping())
+
+    @staticmethod
+    def _options(job_id: str | None) -> dict:
         from rq import Retry
 
-        func = f"workers.jobs.{job}"
-        # a job that fails (Redis briefly away) is tried again after 1, 5 and 15 s
-        opts = {
+        return {
             "job_id": job_id,
-            "result_ttl": 60,
-            "failure_ttl": 24 * 3600,
-            "retry": Retry(max=3, interval=[1, 5, 15]),
+            "result_ttl": RESULT_TTL_S,
+            "failure_ttl": FAILURE_TTL_S,
+            "retry": Retry(max=3, interval=RETRY_INTERVALS),
         }
+
+    def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
+        """Into its queue now; with `at`, into RQ's own schedule (whole seconds, rounded up),
+        which only the pump serves: the service itself schedules through the outbox."""
+        from datetime import timedelta
+
+        queue, func, opts = self.queues[queue_of(job)], f"workers.jobs.{job}", self._options(job_id)
         if at is None:
-            self.queue.enqueue(func, *args, **opts)
-        else:
-            # RQ keeps scheduled times in whole seconds, truncated: round up, or a job due at
-            # :05.7 would run at :05 and find itself early
-            when = _when(at)
-            if when.microsecond:
-                when = when.replace(microsecond=0) + timedelta(seconds=1)
-            self.queue.enqueue_at(when, func, *args, **opts)
+            queue.enqueue(func, *args, **opts)
+            return
+        when = _when(at)
+        if when.microsecond:
+            when = when.replace(microsecond=0) + timedelta(seconds=1)
+        queue.enqueue_at(when, func, *args, **opts)
+
+    def hand(self, jobs: Iterable[tuple[str, str, tuple]]) -> int:
+        """Queue (job id, job, args) at once, each into its queue, in one round trip a queue."""
+        from rq import Queue
+
+        by_queue: dict[str, list] = {}
+        for job_id, job, args in jobs:
+            data = Queue.prepare_data(f"workers.jobs.{job}", tuple(args), **self._options(job_id))
+            by_queue.setdefault(queue_of(job), []).append(data)
+        for name, datas in by_queue.items():
+            self.queues[name].enqueue_many(datas)
+        return sum(len(d) for d in by_queue.values())
+
+    def move_retries(self) -> int:
+        """RQ's retries that are due back into their queue (RQ's scheduler's one duty left)."""
+        from rq.job import Job
+        from rq.registry import ScheduledJobRegistry
+        from rq.utils import current_timestamp
+
+        moved = 0
+        for queue in self.queues.values():
+            registry = ScheduledJobRegistry(queue=queue)
+            ids = registry.get_jobs_to_schedule(current_timestamp())
+            if not ids:
+                continue
+            with self.connection.pipeline() as pipe:
+                for job in Job.fetch_many(ids, connection=self.connection):
+                    if job is not None:
+                        queue._enqueue_job(job, pipeline=pipe)
+                for job_id in ids:
+                    registry.remove(job_id, pipeline=pipe)
+                pipe.execute()
+            moved += len(ids)
+        return moved
+
+
+class OutboxDispatcher:
+    """Jobs into the store's outbox (see `service.store.outbox`), for the pumps to queue.
+    `queue` (the RQ queues, if this process knows them) only answers `exists` and readiness."""
+
+    def __init__(self, outbox, queue: RQDispatcher | None = None) -> None:
+        self.outbox = outbox
+        self.queue = queue
+
+    def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
+        self.outbox.put(job_id or f"{job}-{secrets.token_hex(8)}", job, args, due_ms(at))
+
+    def exists(self, job_id: str) -> bool:
+        """Whether the job waits in the outbox or is still in the queue."""
+        if self.outbox.holds(job_id):
+            return True
+        return self.queue is not None and self.queue.exists(job_id)
 
 
 class QueueDispatcher:
@@ -88,11 +193,14 @@ class QueueDispatcher:
 
 
 class InlineDispatcher:
-    """A worker thread inside the service: jobs run in time order, one at a time."""
+    """A worker thread inside the service: jobs run one at a time, a due clock first, then the
+    other due jobs in the order they became due (a job due at once is due when enqueued, so
+    bot moves that keep coming never hold a clock back)."""
 
     def __init__(self, call: Callable[[str, tuple], object]) -> None:
         self._call = call
-        self._heap: list[tuple[float, int, str, tuple]] = []
+        self._clocks: list[tuple[float, int, str, tuple]] = []
+        self._others: list[tuple[float, int, str, tuple]] = []
         self._count = 0
         self._cv = threading.Condition()
         self._stopped = False
@@ -100,10 +208,11 @@ class InlineDispatcher:
         self._thread.start()
 
     def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
-        due = _when(at).timestamp() if at else 0.0
+        due = _when(at).timestamp() if at else time.time()
+        heap = self._clocks if job == "fire_timer" else self._others
         with self._cv:
             self._count += 1
-            heapq.heappush(self._heap, (due, self._count, job, args))
+            heapq.heappush(heap, (due, self._count, job, args))
             self._cv.notify()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -112,15 +221,22 @@ class InlineDispatcher:
             self._cv.notify()
         self._thread.join(timeout=timeout)
 
+    def _next(self, now: float) -> list | None:
+        """The heap whose head runs next, if one is due: the clocks' first."""
+        for heap in (self._clocks, self._others):
+            if heap and heap[0][0] <= now:
+                return heap
+        return None
+
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._stopped and (not self._heap or self._heap[0][0] > time.time()):
-                    wait = self._heap[0][0] - time.time() if self._heap else None
-                    self._cv.wait(wait)
+                while not self._stopped and (heap := self._next(time.time())) is None:
+                    heads = [h[0][0] for h in (self._clocks, self._others) if h]
+                    self._cv.wait(min(heads) - time.time() if heads else None)
                 if self._stopped:
                     return
-                _, _, job, args = heapq.heappop(self._heap)
+                _, _, job, args = heapq.heappop(heap)
             try:
                 self._call(job, args)
             except Exception:  # a failed job must not stop the worker; the sweep redoes it

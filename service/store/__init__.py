@@ -21,6 +21,7 @@ from . import health
 from .archive import Archive, ArchivedGame
 from .clients import is_cluster
 from .index import GameIndex
+from .outbox import Beats, Outbox
 from .scripts import Script, command, direct
 
 log = logging.getLogger(__name__)
@@ -283,6 +284,8 @@ class Store:
         self._create = Script(client, _CREATE)
         self._hold = Script(client, _HOLD)
         self.games = GameIndex(client)
+        self.outbox = Outbox(client)  # the jobs made due, until a pump queues them
+        self.beats = Beats(client)
         self.tally = _counters.Tally(client)
         self.clustered = is_cluster(client)
 

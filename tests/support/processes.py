@@ -1,4 +1,4 @@
-"""Processes the integration tests start: real `rq worker`s, waiting on a condition."""
+"""Processes the integration tests start: real `batayo worker`s, waiting on a condition."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ import sys
 import time
 from pathlib import Path
 
-from service.engine.dispatch import QUEUE
+from service.engine.dispatch import OutboxDispatcher, RQDispatcher
+from service.store import Store
 
 
-def start_worker(log: Path, redis_url: str) -> subprocess.Popen:
-    """A real `rq worker --with-scheduler`; its log goes to a file (a pipe nobody reads would
-    fill up and stop the worker)."""
-    rq = Path(sys.executable).parent / "rq"
-    env = {**os.environ, "REDIS_URL": redis_url}
+def outbox(client) -> OutboxDispatcher:
+    """The dispatcher a service on `client` has: jobs into its outbox, for the workers' pumps."""
+    return OutboxDispatcher(Store(client).outbox, RQDispatcher(client))
+
+
+def start_worker(log: Path, redis_url: str, **env: str) -> subprocess.Popen:
+    """A real `batayo worker` (its RQ loop and its pump); its log goes to a file (a pipe nobody
+    reads would fill up and stop the worker)."""
+    batayo = Path(sys.executable).parent / "batayo"
     with log.open("ab") as out:
         return subprocess.Popen(
-            [str(rq), "worker", "--with-scheduler", "--url", redis_url, QUEUE],
-            env=env,
+            [str(batayo), "worker"],
+            env={**os.environ, "REDIS_URL": redis_url, **env},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: a test can kill it and its children

@@ -38,36 +38,50 @@ class RedisServer:
         if binary is None:
             raise FileNotFoundError("no redis-server on this machine")
         folder.mkdir(parents=True, exist_ok=True)
+        self._binary, self._folder, self._extra = binary, folder, extra
         for _ in range(5):  # a port found free may be taken before the server binds it
             self.port = free_port()
             # a cluster node's bus port is its port + 10000 unless told: past 65535 for most
             # free ports, so it gets a free port of its own (Redis 7's --cluster-port)
             self.bus_port = free_port() if "--cluster-enabled" in extra else None
-            bus = ("--cluster-port", str(self.bus_port)) if self.bus_port else ()
-            self.process = subprocess.Popen(
-                [
-                    binary,
-                    "--port",
-                    str(self.port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(folder),
-                    *extra,
-                    *bus,
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            if self._answers():
+            if self._spawn():
                 return
-            self.process.kill()
-            self.process.wait()
         raise RuntimeError("could not start a redis-server for the tests")
+
+    def _spawn(self) -> bool:
+        bus = ("--cluster-port", str(self.bus_port)) if self.bus_port else ()
+        self.process = subprocess.Popen(
+            [
+                self._binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self._folder),
+                *self._extra,
+                *bus,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if self._answers():
+            return True
+        self.process.kill()
+        self.process.wait()
+        return False
+
+    def start_again(self) -> None:
+        """After `stop()`: the server again on the same port (empty: it keeps nothing)."""
+        for _ in range(20):  # the port may linger a moment after the old process ended
+            if self._spawn():
+                return
+            time.sleep(0.25)
+        raise RuntimeError(f"could not start the redis-server again on {self.port}")
 
     @property
     def url(self) -> str:

@@ -237,7 +237,20 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "Health": {
             "type": "object",
             "required": ["status"],
-            "properties": {"status": {"type": "string"}},
+            "properties": {
+                "status": {"type": "string"},
+                "store": {"type": "string", "enum": ["ok", "down"]},
+                "queue": {
+                    "type": "string",
+                    "enum": ["ok", "down", "inline", "none"],
+                    "description": "the job queue; `down` never makes /readyz answer 503",
+                },
+                "workers": {
+                    "type": "string",
+                    "enum": ["ok", "dead", "none", "inline", "unknown"],
+                    "description": "`ok`: a worker beat lately; `dead`: every one stopped",
+                },
+            },
         },
         "CauseCreate": _object(
             {"create": {"type": "object", "additionalProperties": False}}, description="a create"

@@ -115,11 +115,16 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
         "/readyz": {
             "get": _op(
                 "readyz",
-                "The store answers.",
+                "The store takes writes (503 only when it does not); the body names the "
+                "store's, the job queue's and the workers' states either way.",
                 NOBODY,
                 {
                     "200": _json(ref("Health"), "Ready."),
-                    "503": {"$ref": "#/components/responses/Unavailable"},
+                    "503": {
+                        "description": "The store cannot take writes (`not_ready`); the "
+                        "problem names the same three states.",
+                        "content": {"application/problem+json": {"schema": ref("Problem")}},
+                    },
                 },
                 **health,
             )
