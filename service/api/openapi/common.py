@@ -7,6 +7,20 @@ from typing import Any
 
 from ...core.texts import LANGS
 
+HEALTH_PARTS = {
+    "store": {"type": "string", "enum": ["ok", "down"]},
+    "queue": {
+        "type": "string",
+        "enum": ["ok", "down", "inline", "none"],
+        "description": "the job queue; `down` never makes /readyz answer 503",
+    },
+    "workers": {
+        "type": "string",
+        "enum": ["ok", "dead", "none", "inline", "unknown"],
+        "description": "`ok`: a worker beat lately; `dead`: every one stopped",
+    },
+}
+
 
 def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -237,21 +251,13 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "Health": {
             "type": "object",
             "required": ["status"],
-            "properties": {
-                "status": {"type": "string"},
-                "store": {"type": "string", "enum": ["ok", "down"]},
-                "queue": {
-                    "type": "string",
-                    "enum": ["ok", "down", "inline", "none"],
-                    "description": "the job queue; `down` never makes /readyz answer 503",
-                },
-                "workers": {
-                    "type": "string",
-                    "enum": ["ok", "dead", "none", "inline", "unknown"],
-                    "description": "`ok`: a worker beat lately; `dead`: every one stopped",
-                },
-            },
+            "properties": {"status": {"type": "string"}, **HEALTH_PARTS},
         },
+        "NotReady": _object(
+            {**problem_props, **HEALTH_PARTS},
+            ["type", "title", "status", "detail", "code"],
+            description="RFC 9457, with the states of the store, the job queue and the workers",
+        ),
         "CauseCreate": _object(
             {"create": {"type": "object", "additionalProperties": False}}, description="a create"
         ),

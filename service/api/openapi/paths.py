@@ -123,7 +123,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                     "503": {
                         "description": "The store cannot take writes (`not_ready`); the "
                         "problem names the same three states.",
-                        "content": {"application/problem+json": {"schema": ref("Problem")}},
+                        "content": {"application/problem+json": {"schema": ref("NotReady")}},
                     },
                 },
                 **health,
