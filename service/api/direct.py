@@ -32,6 +32,7 @@ from .play import acted
 from .problems import Problem
 
 ROUTE = re.compile(r"/v1/games/([0-9a-f]{16})/actions")
+DIGITS = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("²") raises
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]
@@ -96,7 +97,7 @@ class Direct:
         raw = environ.get("CONTENT_LENGTH", "")
         mimetype = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
         cors = self.app.config.get("CORS_ORIGINS") and "HTTP_ORIGIN" in environ
-        if not raw.isdigit() or mimetype != "application/json" or cors:
+        if not DIGITS.fullmatch(raw) or mimetype != "application/json" or cors:
             return None
         length = int(raw)
         limit = self.app.config["MAX_CONTENT_LENGTH"]
