@@ -3,26 +3,34 @@ what is wrong and changes nothing, never a 500.
 
 - a seat token whose seat is a digit that is not ASCII (`²`: `str.isdigit()` says yes, `int()`
   says no), on every route that reads a token, and such digits wherever a number is parsed;
+- an action whose body ends before its `Content-Length` (the client went away): a 400, on the
+  direct path (service/api/direct.py) and Flask's, in process and on a real server;
 """
 
 from __future__ import annotations
 
+import io
+import json
+import socket
+
 import fakeredis
 import pytest
+from werkzeug.test import EnvironBuilder
 
 from service.api import create_app
 from service.engine import Engine, tokens
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 from tests.support.helpers import auth
+from tests.support.serving import call, new_game, production
 
 # digits `str.isdigit()` takes that `int()` refuses, or reads as a number though not ASCII
 NOT_ASCII_DIGITS = ["²", "¹", "³", "⁰", "①", "1²", "²1", "\U0001d7cf"]  # the last: bold 1
 
 
-def make(**config):
+def make(direct_path: bool = True, **config):
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher(), test_games=True)
-    app = create_app(engine)
+    app = create_app(engine, direct_path=direct_path)
     app.config.update({"RATE_LIMIT": 0, "RATE_LIMIT_TOKEN": 0, **config})
     return engine, app
 
@@ -137,3 +145,91 @@ def test_the_cli_takes_only_ascii_numbers_as_numbers():
     assert _parse_option("max_rounds=-3") == ("max_rounds", -3)
     assert _parse_option("max_rounds=²") == ("max_rounds", "²")
     assert _parse_option("max_rounds=--3") == ("max_rounds", "--3")
+
+
+# -- 2. a body shorter than its Content-Length -------------------------------------------------
+
+FLIP = b'{"type": "flip"}'
+
+
+class Raising(io.RawIOBase):
+    """A WSGI input that fails, as gevent's does when the client goes away mid-body."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b):
+        raise OSError("unexpected end of file while reading request at position 0")
+
+    def read(self, size=-1):
+        raise OSError("unexpected end of file while reading request at position 0")
+
+
+def wsgi_call(app, environ) -> tuple[str, list, bytes]:
+    out = {}
+
+    def start_response(status, headers, exc_info=None):
+        out["status"], out["headers"] = status, headers
+
+    body = b"".join(app(environ, start_response))
+    return out["status"], out["headers"], body
+
+
+@pytest.mark.parametrize("direct_path", [True, False], ids=["direct", "flask"])
+@pytest.mark.parametrize(
+    "body",
+    [FLIP, b"", FLIP[:5], "raises"],
+    ids=["whole_json_but_short", "empty", "cut", "raises"],
+)
+def test_an_action_shorter_than_its_content_length_is_a_400(direct_path, body):
+    engine, app = make(direct_path=direct_path)
+    c = app.test_client()
+    game = created(c)
+    gid, token = game["id"], game["seats"][0]["token"]
+    before = engine.store.version(gid)
+    environ = EnvironBuilder(
+        path=f"/v1/games/{gid}/actions",
+        method="POST",
+        headers={**auth(token), "Content-Type": "application/json"},
+    ).get_environ()
+    environ["CONTENT_LENGTH"] = "100"
+    environ["wsgi.input"] = Raising() if body == "raises" else io.BytesIO(body)
+    status, headers, answer = wsgi_call(app, environ)
+    assert status.startswith("400"), (status, answer)
+    assert dict(headers)["Content-Type"] == "application/problem+json"
+    problem = json.loads(answer)
+    assert problem["code"] == "invalid_request" and "Content-Length" in problem["detail"]
+    assert engine.store.version(gid) == before
+    # the request was counted once, under the action's route
+    metrics = c.get("/metrics").get_data(as_text=True)
+    assert 'route="/v1/games/<game_id>/actions",status="400"} 1.0' in metrics
+
+
+@pytest.mark.parametrize("body", [FLIP, FLIP[:5]], ids=["whole_json_but_short", "cut"])
+def test_on_a_real_server_a_body_cut_short_is_a_400(tmp_path, redis_url, body):
+    server = production(tmp_path, redis_url)
+    try:
+        gid, seats = new_game(server.port)
+        _, view, _ = call(server.port, "GET", f"/v1/games/{gid}")
+        token = seats[view["to_move"][0]]
+        head = (
+            f"POST /v1/games/{gid}/actions HTTP/1.1\r\nHost: x\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100\r\nConnection: close\r\n\r\n"
+        ).encode()
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(head + body)
+            sock.shutdown(socket.SHUT_WR)  # the client is done: the body ends here
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        status_line, _, rest = raw.partition(b"\r\n")
+        assert status_line.split()[1] == b"400", raw
+        fields, _, answer = rest.partition(b"\r\n\r\n")
+        assert b"application/problem+json" in fields.lower(), raw
+        assert "Content-Length" in json.loads(answer)["detail"]
+        _, after, _ = call(server.port, "GET", f"/v1/games/{gid}")
+        assert after["version"] == view["version"]
+    finally:
+        server.stop()
+    assert "Traceback" not in server.text()

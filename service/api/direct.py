@@ -26,7 +26,7 @@ from flask import Flask, Response, g
 
 from .compression import compressed
 from .encoding import dumps
-from .http import REFUSALS, checked_key, seat_for
+from .http import REFUSALS, checked_key, seat_for, short_body
 from .limits import COUNTED
 from .play import acted
 from .problems import Problem
@@ -36,6 +36,7 @@ DIGITS = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]
+
 StartResponse = Callable[..., Any]
 
 
@@ -52,17 +53,20 @@ class Direct:
         length = self._length(environ) if match else None
         if length is None:
             return self.flask(environ, start_response)
-        raw = environ["wsgi.input"].read(length)
+        try:
+            raw = environ["wsgi.input"].read(length)
+        except (OSError, ValueError):  # the client went away mid-body (gevent raises)
+            raw = None
         authorization = environ.get("HTTP_AUTHORIZATION")
         refused, rate = self.limits.check(
             environ["PATH_INFO"], environ.get("REMOTE_ADDR"), authorization
         )
         if refused is not None:
             return self._through_flask(environ, start_response, refused, rate)
+        if raw is None or len(raw) != length:  # nothing to act on, nothing read again
+            return self._through_flask(environ, start_response, short_body(length), rate)
         game_id = match.group(1)
         try:
-            if len(raw) != length:  # the body ended short of its length: Flask says so
-                return self._again(environ, start_response, raw, rate)
             try:
                 action = orjson.loads(raw)
             except orjson.JSONDecodeError:
