@@ -11,7 +11,9 @@ whole suite through it and compare it with Flask's answers. Flask still answers:
   nothing: Flask answers the request again from the start, the body as it came and the request
   counted once by the rate limits;
 - the store not answering, or a bug, once the engine was called: Flask's error handlers answer
-  with the exception (never a second try, which could apply the action twice).
+  with the exception (never a second try, which could apply the action twice);
+- a body that ended before its `Content-Length` (the client went away, or the server's input
+  failed): a 400 through Flask's handlers, with nothing applied and no body to read again.
 """
 
 from __future__ import annotations
