@@ -5,6 +5,9 @@ what is wrong and changes nothing, never a 500.
   says no), on every route that reads a token, and such digits wherever a number is parsed;
 - an action whose body ends before its `Content-Length` (the client went away): a 400, on the
   direct path (service/api/direct.py) and Flask's, in process and on a real server;
+- names and client seeds with control characters (service/core/plain.py): refused, since a
+  terminal obeys them and a newline in a seed makes two sets of seeds one salt; and `batayo
+  replay` strips them from what it prints (names from older logs);
 """
 
 from __future__ import annotations
@@ -14,14 +17,20 @@ import json
 import socket
 
 import fakeredis
+import jsonschema_rs
 import pytest
+from click.testing import CliRunner
 from werkzeug.test import EnvironBuilder
 
 from service.api import create_app
+from service.cli.replay import replay
+from service.core import fairness, plain
 from service.engine import Engine, tokens
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
+from tests.support.client import CheckedClient
 from tests.support.helpers import auth
+from tests.support.service import Service
 from tests.support.serving import call, new_game, production
 
 # digits `str.isdigit()` takes that `int()` refuses, or reads as a number though not ASCII
@@ -233,3 +242,105 @@ def test_on_a_real_server_a_body_cut_short_is_a_400(tmp_path, redis_url, body):
     finally:
         server.stop()
     assert "Traceback" not in server.text()
+
+
+# -- 3. control characters in names and client seeds -------------------------------------------
+
+CONTROLS = [
+    "\x00",
+    "\t",
+    "\n",
+    "\r",
+    "\x1b",  # ESC: "\x1b[2J" clears a terminal, "\x1b]0;...\x07" retitles it
+    "\x7f",
+    "\x85",  # NEL, a C1 control
+    "\x9b",  # CSI, a C1 control
+    "\u2028",  # line separator
+    "\u2029",  # paragraph separator
+    "\u202e",  # right-to-left override: "evil\u202etxt.exe" shows as "evilexe.txt"
+    "\u2066",  # left-to-right isolate
+    "\u200f",  # right-to-left mark
+]
+# format characters that are parts of real names, kept
+KEPT = [
+    "👩\u200d💻",  # an emoji sequence with a zero-width joiner
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, a zero-width non-joiner in it
+    "Ma\u00adrie",  # a soft hyphen
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # a flag: tag characters
+]
+
+
+def test_a_newline_in_client_seeds_made_two_seed_sets_one_salt():
+    """Why seeds refuse it: the salt hashes the seeds joined by newlines (docs/fairness.md)."""
+    assert fairness.salt(["a\nb", "c"]) == fairness.salt(["a", "b\nc"])
+    assert not plain.is_plain("a\nb")
+
+
+@pytest.mark.parametrize("char", CONTROLS, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize("field", ["name", "client_seed"])
+def test_names_and_client_seeds_with_control_characters_are_400(char, field):
+    engine, app = make()
+    c = CheckedClient(app.test_client())  # the answers, the 400s too, as the contract says
+    seat = {"name": "ana", "client_seed": "s", field: f"x{char}y"}
+    body = {"game": "bataille", "seats": [seat, {"open": True}]}
+    r = c.post("/v1/games", json=body)
+    assert r.status_code == 400 and r.json["code"] == "invalid_request", r.json
+    assert f"seats.0.{field}" in r.json["detail"] and "control" in r.json["detail"]
+    assert r.json["errors"]["seats"]["0"][field]
+    assert engine.store.status_counts().get("open", 0) == 0  # no game was made
+    game = c.post("/v1/games", json={"game": "bataille", "seats": [{"open": True}] * 2}).json
+    gid = game["id"]
+    before = engine.store.version(gid)
+    r = c.post(f"/v1/games/{gid}/join", json={"name": "bob", "client_seed": "s", field: char})
+    assert r.status_code == 400 and r.json["code"] == "invalid_request", r.json
+    assert field in r.json["detail"] and field in r.json["errors"]
+    assert engine.store.version(gid) == before
+
+
+@pytest.mark.parametrize("name", KEPT)
+def test_format_characters_of_real_names_are_kept(name):
+    _engine, app = make()
+    c = CheckedClient(app.test_client())
+    body = {"game": "bataille", "seats": [{"name": name, "client_seed": name}, {"name": "b"}]}
+    r = c.post("/v1/games", json=body)
+    assert r.status_code == 201, r.json
+    view = c.get(f"/v1/games/{r.json['id']}").json
+    assert view["seats"][0]["name"] == name
+
+
+def test_the_contract_and_the_schemas_refuse_the_same_characters():
+    from service.api.openapi import build, builtin
+
+    doc = build(builtin())["components"]["schemas"]
+    for schema in ("Join", "SeatPerson"):
+        props = doc[schema]["properties"]
+        assert props["name"]["pattern"] == props["client_seed"]["pattern"] == plain.PATTERN
+        assert props["name"]["maxLength"] == plain.NAME_MAX
+        assert props["client_seed"]["maxLength"] == plain.CLIENT_SEED_MAX
+        assert "refused" in props["name"]["description"].lower()
+    # the contract's pattern (ECMA-262, as a client's JSON Schema validator reads it) refuses
+    # what the API refuses, and keeps what it keeps
+    pattern = jsonschema_rs.validator_for(doc["Join"]["properties"]["client_seed"])
+    for char in CONTROLS:
+        assert not pattern.is_valid(f"x{char}y") and not pattern.is_valid(char), repr(char)
+    for name in KEPT:
+        assert pattern.is_valid(name), name
+
+
+def test_the_replay_prints_no_control_character_of_an_old_log():
+    """A name taken before the API refused them (written here past the API's checks)."""
+    svc = Service()
+    evil = "ana\x1b[2J\x1b]0;pwned\x07\u202e\x9b31m"
+    created = svc.engine.create(
+        {"game": "bataille", "options": {}, "seats": [{"name": evil}, {"name": "bob\r\nx"}]}
+    )
+    gid = created["id"]
+
+    def fetch(path: str, headers: dict) -> tuple[int, bytes]:
+        response = svc.client.get(path, headers=headers)
+        return response.status_code, response.get_data()
+
+    out = CliRunner().invoke(replay, [gid], obj={"fetch": fetch})
+    assert out.exit_code == 0, out.output
+    assert "ana[2J]0;pwned31m" in out.output and "bobx" in out.output
+    assert not any(ch in out.output for ch in "\x1b\x07\u202e\x9b\r"), repr(out.output)
