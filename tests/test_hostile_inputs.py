@@ -8,12 +8,16 @@ what is wrong and changes nothing, never a 500.
 - names and client seeds with control characters (service/core/plain.py): refused, since a
   terminal obeys them and a newline in a seed makes two sets of seeds one salt; and `batayo
   replay` strips them from what it prints (names from older logs);
+- made-up methods and paths: the request metric's labels stay within fixed sets, so /metrics
+  does not grow with what clients send;
 """
 
 from __future__ import annotations
 
 import io
 import json
+import random
+import re
 import socket
 
 import fakeredis
@@ -344,3 +348,63 @@ def test_the_replay_prints_no_control_character_of_an_old_log():
     assert out.exit_code == 0, out.output
     assert "ana[2J]0;pwned31m" in out.output and "bobx" in out.output
     assert not any(ch in out.output for ch in "\x1b\x07\u202e\x9b\r"), repr(out.output)
+
+
+# -- 4. the request metric's labels --------------------------------------------------------------
+
+METHODS = {"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"}
+TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def request_series(text: str) -> list[tuple[str, str, str]]:
+    return [
+        m.groups()
+        for m in re.finditer(
+            r'^batayo_http_requests_total\{method="([^"]*)",route="([^"]*)",status="([^"]*)"\}',
+            text,
+            re.MULTILINE,
+        )
+    ]
+
+
+def test_made_up_methods_and_paths_leave_the_request_series_bounded():
+    engine, app = make()
+    c = app.test_client()
+    gid = created(c)["id"]
+    before = engine.store.version(gid)
+    rules = {r.rule for r in app.url_map.iter_rules()}
+    rng = random.Random(7)
+
+    def hostile(n: int) -> None:
+        for _ in range(n):
+            method = "".join(rng.choice(TOKEN_CHARS) for _ in range(rng.randint(1, 12)))
+            if rng.random() < 0.3:
+                method = rng.choice(sorted(METHODS))
+            word = "".join(rng.choice("abcdefxyz0123456789") for _ in range(rng.randint(1, 20)))
+            path = rng.choice(
+                [
+                    f"/{word}",
+                    f"/v1/{word}",
+                    f"/v1/games/{word}",
+                    f"/v1/games/{gid}/{word}",
+                    f"/v1/games/{rng.getrandbits(64):016x}",
+                    f"/v1/games/{gid}",
+                    "/v1/rules",
+                ]
+            )
+            r = c.open(path, method=method)
+            assert r.status_code != 500, (method, path)
+            r.close()
+
+    hostile(1500)
+    first = request_series(c.get("/metrics").get_data(as_text=True))
+    hostile(1500)
+    text = c.get("/metrics").get_data(as_text=True)
+    series = request_series(text)
+    assert {m for m, _, _ in series} <= METHODS | {"other"}
+    assert {r for _, r, _ in series} <= rules | {"unmatched"}
+    assert len(series) < 120, len(series)
+    # what is new after as many requests again is a few more (method, route, status) only
+    assert len(set(series) - set(first)) < 15, sorted(set(series) - set(first))
+    assert len(text) < 40_000, len(text)
+    assert engine.store.version(gid) == before
