@@ -10,6 +10,9 @@ what is wrong and changes nothing, never a 500.
   replay` strips them from what it prints (names from older logs);
 - made-up methods and paths: the request metric's labels stay within fixed sets, so /metrics
   does not grow with what clients send;
+- `/export` and `?at=N` asked for again and again: a finished game's export and a past
+  version's state are built once (counted, never timed), and what each caller is shown of a
+  kept state is still its own.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from werkzeug.test import EnvironBuilder
 from service.api import create_app
 from service.cli.replay import replay
 from service.core import fairness, plain
+from service.core.state import fold
+from service.core.views import game_view
 from service.engine import Engine, tokens
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
@@ -408,3 +413,133 @@ def test_made_up_methods_and_paths_leave_the_request_series_bounded():
     assert len(set(series) - set(first)) < 15, sorted(set(series) - set(first))
     assert len(text) < 40_000, len(text)
     assert engine.store.version(gid) == before
+
+
+# -- 5. exports and past versions, built once --------------------------------------------------
+
+
+def counting(monkeypatch, name: str, source) -> list:
+    """Count the calls of `source.<name>` wherever the service imported it by name."""
+    import sys
+
+    calls: list = []
+    real = getattr(source, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if (module.__name__ or "").startswith("service") and getattr(module, name, None) is real:
+            monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def finished_bot_game(svc: Service) -> str:
+    body = {
+        "game": "bataille",
+        "options": {"max_rounds": 30},
+        "seats": [{"bot": "random"}, {"bot": "greedy"}],
+    }
+    gid = svc.client.post("/v1/games", json=body).json["id"]
+    svc.run_jobs()
+    assert svc.client.get(f"/v1/games/{gid}").json["status"] == "finished"
+    return gid
+
+
+def test_a_finished_games_export_is_built_once(monkeypatch):
+    from service.core import views
+
+    svc = Service()
+    gid = finished_bot_game(svc)
+    other = finished_bot_game(svc)
+    events = svc.engine.store.version(gid)
+    shown = counting(monkeypatch, "shown_event", views)
+    first = svc.client.get(f"/v1/games/{gid}/export")
+    assert first.status_code == 200 and len(first.json["events"]) == events
+    built = len(shown)
+    assert built == events
+    for _ in range(5):
+        again = svc.client.get(f"/v1/games/{gid}/export")
+        assert again.get_data() == first.get_data()
+    assert len(shown) == built  # none shown again
+    # another game's export is its own
+    assert svc.client.get(f"/v1/games/{other}/export").json["id"] == other
+    assert len(shown) == built + svc.engine.store.version(other)
+
+
+def test_a_game_in_play_is_refused_export_before_its_log_is_read(monkeypatch):
+    from service.core import views
+
+    svc = Service()
+    gid = svc.client.post(
+        "/v1/games", json={"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]}
+    ).json["id"]
+    shown = counting(monkeypatch, "shown_event", views)
+    r = svc.client.get(f"/v1/games/{gid}/export")
+    assert r.status_code == 409 and r.json["code"] == "game_not_over"
+    assert shown == []
+
+
+def played_ouverte(svc: Service, flips: int) -> tuple[str, list[str]]:
+    """Bataille `ouverte`: each seat sees its own pack, so each caller's view is its own."""
+    body = {
+        "game": "bataille",
+        "options": {"variant": "ouverte", "deck": 32},
+        "seats": [{"name": "ana"}, {"name": "bob"}],
+    }
+    created = svc.client.post("/v1/games", json=body).json
+    gid, toks = created["id"], [s["token"] for s in created["seats"]]
+    for _ in range(flips):
+        view = svc.client.get(f"/v1/games/{gid}").json
+        if view["status"] != "playing":
+            break
+        seat = view["to_move"][0]
+        mine = svc.client.get(f"/v1/games/{gid}", headers=auth(toks[seat])).json
+        action = mine["legal_actions"][0]
+        r = svc.client.post(f"/v1/games/{gid}/actions", json=action, headers=auth(toks[seat]))
+        assert r.status_code == 200, r.json
+    return gid, toks
+
+
+def test_a_past_version_is_folded_once_and_each_caller_sees_their_own(monkeypatch):
+    from service.core import state as state_module
+
+    svc = Service()
+    gid, toks = played_ouverte(svc, 12)
+    latest = svc.engine.store.version(gid)
+    log = svc.engine.all_events(gid)
+    at = latest - 4
+    callers = {None: {}, 0: auth(toks[0]), 1: auth(toks[1])}
+    applied = counting(monkeypatch, "apply", state_module)
+    answers = {}
+    for seat, headers in callers.items():
+        answers[seat] = svc.client.get(f"/v1/games/{gid}?at={at}", headers=headers).json
+    folded = len(applied)
+    assert 0 < folded <= at
+    for _ in range(3):
+        for seat, headers in callers.items():
+            again = svc.client.get(f"/v1/games/{gid}?at={at}", headers=headers).json
+            assert again == answers[seat]
+    assert len(applied) == folded  # kept: never folded again, whoever asks
+    # each caller's view is what the rules show that caller of that version, nothing more
+    past = fold(log[:at])
+    for seat in callers:
+        assert answers[seat] == json.loads(json.dumps(game_view(past, seat))), seat
+    assert answers[0]["table"] != answers[1]["table"] != answers[None]["table"]
+
+
+def test_walking_the_versions_folds_one_event_a_step(monkeypatch):
+    from service.core import state as state_module
+
+    svc = Service()
+    gid, _ = played_ouverte(svc, 20)
+    latest = svc.engine.store.version(gid)
+    applied = counting(monkeypatch, "apply", state_module)
+    for at in range(1, latest + 1):
+        assert svc.client.get(f"/v1/games/{gid}?at={at}").json["version"] == at
+    assert len(applied) <= latest  # not 1 + 2 + ... + latest
+    before = len(applied)
+    for at in range(latest, 0, -1):
+        svc.client.get(f"/v1/games/{gid}?at={at}")
+    assert len(applied) == before
