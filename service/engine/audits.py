@@ -65,7 +65,6 @@ class Audits:
         self._finished: OrderedDict[tuple[str, int], dict] = OrderedDict()
         self._exports: OrderedDict[tuple[str, int], dict] = OrderedDict()
         self._lock = threading.Lock()
-        self.exports_made = 0  # exports built (not found kept), for the tests
 
     # -- the routes ----------------------------------------------------------------------------
 
@@ -115,7 +114,6 @@ class Audits:
             "events": events,
         }
         with self._lock:
-            self.exports_made += 1
             self._exports[name] = found
             self._exports.move_to_end(name)
             while len(self._exports) > 1 and (

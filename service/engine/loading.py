@@ -38,7 +38,6 @@ class Games:
         self._seeds: OrderedDict[str, bytes] = OrderedDict()
         self._token_digests: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._past: OrderedDict[tuple[str, int], dict] = OrderedDict()
-        self.past_folds = 0  # past states built (not found kept), for the tests and metrics
 
     def load(self, game_id: str, at: int | None = None) -> dict:
         """The game's state, now or as of version `at`.
@@ -72,7 +71,6 @@ class Games:
         if at is None and state is not known:
             self.remember(game_id, state)
         if at is not None:
-            self.past_folds += 1
             self._keep_past(game_id, at, state)
         return state
 
