@@ -38,7 +38,6 @@ DIGITS = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]
-
 StartResponse = Callable[..., Any]
 
 
