@@ -151,7 +151,8 @@ def test_every_kind_of_answer_is_flasks(sides):
         )
         for side in sides
     ]
-    assert got[0] == got[1] and got[0][0] == 400 and direct.to_flask == before + 1
+    # the same problem; the direct path gives it itself (there is no body to read again)
+    assert got[0] == got[1] and got[0][0] == 400 and direct.to_flask == before
     assert answer(direct.client.post("/v1/games/0123456789abcdef/actions", data=FLIP)) == answer(
         flask.client.post("/v1/games/0123456789abcdef/actions", data=FLIP)
     )

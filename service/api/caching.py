@@ -52,6 +52,7 @@ def read(body: Any, version: int, immutable: bool, **more: str) -> Response:
     return ok(body, **headers)
 
 
+_VERSION = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("²") raises
 _TAG = re.compile(r'^(W/)?"([\x21\x23-\x7e]*)"$|^([0-9]{1,15})$')
 
 
@@ -69,7 +70,7 @@ def if_match(header: str | None, current: Callable[[], int]) -> int | None:
             raise Problem(400, "invalid_request", 'If-Match takes entity tags: "12", "11", "12"')
         weak, tag, bare = match.groups()
         tag = bare or tag
-        if not weak and tag.isdigit() and len(tag) <= 15:
+        if not weak and _VERSION.fullmatch(tag):
             strong.add(int(tag))
     if len(strong) == 1:
         return strong.pop()

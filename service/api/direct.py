@@ -11,7 +11,9 @@ whole suite through it and compare it with Flask's answers. Flask still answers:
   nothing: Flask answers the request again from the start, the body as it came and the request
   counted once by the rate limits;
 - the store not answering, or a bug, once the engine was called: Flask's error handlers answer
-  with the exception (never a second try, which could apply the action twice).
+  with the exception (never a second try, which could apply the action twice);
+- a body that ended before its `Content-Length` (the client went away, or the server's input
+  failed): a 400 through Flask's handlers, with nothing applied and no body to read again.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ from flask import Flask, Response, g
 
 from .compression import compressed
 from .encoding import dumps
-from .http import REFUSALS, checked_key, seat_for
+from .http import REFUSALS, checked_key, seat_for, short_body
 from .limits import COUNTED
 from .play import acted
 from .problems import Problem
 
 ROUTE = re.compile(r"/v1/games/([0-9a-f]{16})/actions")
+DIGITS = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("²") raises
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]
@@ -51,17 +54,20 @@ class Direct:
         length = self._length(environ) if match else None
         if length is None:
             return self.flask(environ, start_response)
-        raw = environ["wsgi.input"].read(length)
+        try:
+            raw = environ["wsgi.input"].read(length)
+        except (OSError, ValueError):  # the client went away mid-body (gevent raises)
+            raw = None
         authorization = environ.get("HTTP_AUTHORIZATION")
         refused, rate = self.limits.check(
             environ["PATH_INFO"], environ.get("REMOTE_ADDR"), authorization
         )
         if refused is not None:
             return self._through_flask(environ, start_response, refused, rate)
+        if raw is None or len(raw) != length:  # nothing to act on, nothing read again
+            return self._through_flask(environ, start_response, short_body(length), rate)
         game_id = match.group(1)
         try:
-            if len(raw) != length:  # the body ended short of its length: Flask says so
-                return self._again(environ, start_response, raw, rate)
             try:
                 action = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -96,7 +102,7 @@ class Direct:
         raw = environ.get("CONTENT_LENGTH", "")
         mimetype = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
         cors = self.app.config.get("CORS_ORIGINS") and "HTTP_ORIGIN" in environ
-        if not raw.isdigit() or mimetype != "application/json" or cors:
+        if not DIGITS.fullmatch(raw) or mimetype != "application/json" or cors:
             return None
         length = int(raw)
         limit = self.app.config["MAX_CONTENT_LENGTH"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Response, current_app, request
 from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import ClientDisconnected
 
 from ..core.game import RuleError
 from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
@@ -43,7 +44,10 @@ def vary_on(response: Response, field: str) -> None:
 
 def body_of(schema: Schema | None = None) -> dict:
     """The JSON body, checked by `schema` (if any); 400 on anything malformed."""
-    raw = request.get_data()
+    try:
+        raw = request.get_data()
+    except ClientDisconnected:  # the body ended before its length: the client went away
+        raise short_body(request.content_length) from None
     if request.mimetype != "application/json":
         raise Problem(415, "unsupported_media_type", "send the body as application/json")
     try:
@@ -55,6 +59,13 @@ def body_of(schema: Schema | None = None) -> dict:
     if not _unicode(data):
         raise Problem(400, "invalid_request", "text must be Unicode: no lone surrogate (\\ud800)")
     return checked(schema, data) if schema is not None else data
+
+
+def short_body(length: int | None) -> Problem:
+    """A body that ended before its `Content-Length` (or whose reading failed): a 400."""
+    return Problem(
+        400, "invalid_request", f"the body ended before its Content-Length ({length} bytes)"
+    )
 
 
 def _unicode(value: Any) -> bool:

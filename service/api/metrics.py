@@ -22,6 +22,18 @@ _COUNTERS = {
 }
 
 
+# The request metric's labels take only values from fixed sets, whatever a client sends: a
+# series lives for good, so a label of the client's text (a made-up method, a path) would let
+# anyone grow /metrics without end. A route is its rule's template, never the path.
+METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"})
+OTHER_METHOD = "other"
+UNMATCHED = "unmatched"  # the route of a request no rule matched
+
+
+def method_label(method: str) -> str:
+    return method if method in METHODS else OTHER_METHOD
+
+
 class ServiceCollector:
     """Service-wide figures read from Redis at scrape time."""
 
@@ -61,8 +73,8 @@ def install(app: Flask, engine: Engine) -> None:
 
     @app.after_request
     def _count(response: Response) -> Response:
-        route = request.url_rule.rule if request.url_rule else "unmatched"
-        requests.labels(request.method, route, str(response.status_code)).inc()
+        route = request.url_rule.rule if request.url_rule else UNMATCHED
+        requests.labels(method_label(request.method), route, str(response.status_code)).inc()
         return response
 
     @app.get("/metrics")

@@ -13,11 +13,24 @@ from marshmallow import (
     validates_schema,
 )
 
+from ..core import plain
 from ..core.cards import BadCard, parse_card
 from ..core.shapes import whole
 
 HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
-NAME = validate.Length(min=1, max=40)
+
+
+def _plain(value: str) -> None:
+    # a search for the characters refused, not a match of `plain.PATTERN`: in Python, `$`
+    # matches before a final newline
+    if not plain.is_plain(value):
+        raise ValidationError(f"must not contain {plain.REFUSED}")
+
+
+# what a person types that others see (service/core/plain.py): its length and its characters
+PLAIN = _plain
+NAME = [validate.Length(min=1, max=plain.NAME_MAX), PLAIN]
+CLIENT_SEED = [validate.Length(max=plain.CLIENT_SEED_MAX), PLAIN]
 
 
 class StrictInt(fields.Integer):
@@ -74,7 +87,7 @@ class Strict(Schema):
 
 class SeatIn(Strict):
     name = fields.String(validate=NAME)
-    client_seed = fields.String(validate=validate.Length(max=64))
+    client_seed = fields.String(validate=CLIENT_SEED)
     bot = fields.String(validate=validate.Length(min=1, max=32))
     open = StrictBool()
 
@@ -109,7 +122,7 @@ class CreateGame(Strict):
 
 class Join(Strict):
     name = fields.String(required=True, validate=NAME)
-    client_seed = fields.String(validate=validate.Length(max=64))
+    client_seed = fields.String(validate=CLIENT_SEED)
 
 
 class ViewQuery(Strict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sys
 
@@ -186,7 +187,7 @@ def _parse_option(text: str) -> tuple[str, object]:
         raise click.BadParameter(f"{text!r}: use key=value")
     key, raw = text.split("=", 1)
     value: object = raw
-    if raw.lstrip("-").isdigit():
+    if re.fullmatch(r"-?[0-9]+", raw):  # ASCII only: "²".isdigit() is true, int("²") raises
         value = int(raw)
     elif raw in ("true", "false"):
         value = raw == "true"

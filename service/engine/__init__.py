@@ -119,17 +119,13 @@ class Engine:
         return self.audits.verify(game_id, seat)
 
     def export(self, game_id: str) -> dict:
-        """A finished game in full: every event with its openings, the revealed seed."""
-        events, state = self.events(game_id, None)
-        if state["status"] != "finished":
+        """A finished game in full: every event with its openings, the revealed seed. Made
+        once per game and version, and kept (`Audits.export`): it never changes, and every
+        caller gets the same."""
+        state = self.load(game_id)
+        if state["status"] != "finished":  # before the log is read: a game in play is refused
             raise RuleError("game_not_over", "a game can be exported once it has ended", 409)
-        return {
-            "format": "batayo-export/2",
-            "id": game_id,
-            "game": state["game"],
-            "server_seed": events[-1]["data"].get("server_seed"),
-            "events": events,
-        }
+        return self.audits.export(game_id, state)
 
     def hint(self, game_id: str, seat: int) -> dict | None:
         state = self.load(game_id)

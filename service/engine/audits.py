@@ -6,6 +6,10 @@ archived, and in this process. A game in play is audited from the log this proce
 read (the stored log only grows: only the new events are read); what a seat is shown of it
 depends on the state only through its status and its last reveal, so the shown events are
 kept per seat and reused while those stay the same.
+
+A finished game's export (every event as anyone is shown it once the game is over, and the
+seed) is made once per game and version too, and the last ones made are kept in this process,
+up to `KEPT_EXPORT_EVENTS` events over all of them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
 
 KEPT_GAMES = 64  # finished games' audits kept in this process (least recently used first out)
 KEPT_EVENTS = 100_000  # events of games in play kept, over every game and seat (the same)
+KEPT_EXPORT_EVENTS = 50_000  # events of finished games' exports kept (the last export always)
 
 
 class _Seen:
@@ -58,6 +63,7 @@ class Audits:
         self.engine = engine
         self._logs: OrderedDict[str, _Log] = OrderedDict()
         self._finished: OrderedDict[tuple[str, int], dict] = OrderedDict()
+        self._exports: OrderedDict[tuple[str, int], dict] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- the routes ----------------------------------------------------------------------------
@@ -88,6 +94,33 @@ class Audits:
         return report
 
     # -- finished games ------------------------------------------------------------------------
+
+    def export(self, game_id: str, state: dict) -> dict:
+        """A finished game's export (`Engine.export`), made once per version. It is the log as
+        a spectator is shown it, which once the game is over is everything: the same for every
+        caller, so one kept copy serves them all."""
+        name = (game_id, state["version"])
+        with self._lock:
+            found = self._exports.get(name)
+            if found is not None:
+                self._exports.move_to_end(name)
+                return found
+        events = self.engine.shown(self.engine.store.events(game_id), None, state)
+        found = {
+            "format": "batayo-export/2",
+            "id": game_id,
+            "game": state["game"],
+            "server_seed": events[-1]["data"].get("server_seed"),
+            "events": events,
+        }
+        with self._lock:
+            self._exports[name] = found
+            self._exports.move_to_end(name)
+            while len(self._exports) > 1 and (
+                sum(len(e["events"]) for e in self._exports.values()) > KEPT_EXPORT_EVENTS
+            ):
+                self._exports.popitem(last=False)
+        return found
 
     def of_finished(self, game_id: str, state: dict, events: list[dict]) -> dict:
         """Both audits of a finished game from its stored log (the same for every caller)."""

@@ -5,15 +5,25 @@ decide), so loading an unchanged game costs one round trip that returns nothing 
 checks the kept version's hash is still in the stream, so a Redis that lost writes makes this
 process start again from the log, never build on what it lost); seeds and
 token digests never change once set, so they are kept too, bounded like the states.
+
+A past version's state (`?at=N`) never changes either: the last `PAST_STATES` asked for are
+kept (least recently used first out), and a version not kept is folded from the nearest kept
+state at or before it, so walking a game version by version folds one event a step. What a
+caller is shown of a state is made from it for each request (`game_view`), never kept here, so
+no caller's cards can reach another. If the store is found to have lost writes, a game's past
+states go with its latest.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from contextlib import suppress
 from typing import Any
 
 from ..core.state import apply, clone, fold
 from ..store import Store
+
+PAST_STATES = 256
 
 
 class NotFound(Exception):
@@ -27,18 +37,24 @@ class Games:
         self._size = cache_size
         self._seeds: OrderedDict[str, bytes] = OrderedDict()
         self._token_digests: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._past: OrderedDict[tuple[str, int], dict] = OrderedDict()
 
     def load(self, game_id: str, at: int | None = None) -> dict:
         """The game's state, now or as of version `at`.
 
         A state handed out is shared with the cache: read it, never change it."""
+        if at is not None and (past := self._past_state(game_id, at)) is not None:
+            return past
         cached = self._states.get(game_id)
         known = cached if cached and (at is None or cached["version"] <= at) else None
+        if at is not None:
+            known = self._nearest_past(game_id, at, known)
         snap, events, reset = self.store.load_since(
             game_id, at, known["version"] if known else 0, (known or {}).get("hash") or ""
         )
         if reset:  # the stream no longer holds what we saw (Redis lost writes): start again
             self.forget(game_id)
+            self._forget_past(game_id)
             known = None
         if snap is not None:
             state = snap
@@ -54,7 +70,38 @@ class Games:
             raise NotFound(f"{game_id} has no version {at}")
         if at is None and state is not known:
             self.remember(game_id, state)
+        if at is not None:
+            self._keep_past(game_id, at, state)
         return state
+
+    # -- past versions -------------------------------------------------------------------------
+
+    def _past_state(self, game_id: str, at: int) -> dict | None:
+        name = (game_id, at)
+        state = self._past.get(name)
+        if state is not None:
+            with suppress(KeyError):  # another thread may have let it go meanwhile
+                self._past.move_to_end(name)
+        return state
+
+    def _nearest_past(self, game_id: str, at: int, known: dict | None) -> dict | None:
+        """The kept state of this game closest before `at` (`known`, the latest, counts too)."""
+        best = known
+        for (gid, version), state in list(self._past.items()):
+            if gid == game_id and version < at and (best is None or version > best["version"]):
+                best = state
+        return best
+
+    def _keep_past(self, game_id: str, at: int, state: dict) -> None:
+        self._past[(game_id, at)] = state
+        self._past.move_to_end((game_id, at))
+        while len(self._past) > PAST_STATES:
+            with suppress(KeyError):
+                self._past.popitem(last=False)
+
+    def _forget_past(self, game_id: str) -> None:
+        for name in [n for n in list(self._past) if n[0] == game_id]:
+            self._past.pop(name, None)
 
     def cached(self, game_id: str) -> dict | None:
         return self._states.get(game_id)

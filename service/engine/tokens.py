@@ -8,7 +8,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
+
+# ASCII digits only: "²".isdigit() is true, and int("²") raises
+SEAT = re.compile(r"[0-9]{1,2}")
 
 
 def new(game_id: str, seat: int) -> str:
@@ -22,7 +26,7 @@ def digest(token: str) -> str:
 def parse(token: str) -> tuple[str, int] | None:
     """(game id, seat) named by a well-formed token, else None."""
     parts = token.split(".")
-    if len(parts) != 3 or not parts[1].isdigit() or len(parts[1]) > 2:
+    if len(parts) != 3 or not SEAT.fullmatch(parts[1]):
         return None
     return parts[0], int(parts[1])
 

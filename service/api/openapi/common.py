@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import plain
 from ...core.texts import LANGS
 
 HEALTH_PARTS = {
@@ -30,6 +31,20 @@ HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
 SEALED = ref("Sealed")
 SEAT_NUMBER = {"type": "integer", "minimum": 0}
+# what a person types that others see, as service/api/schemas.py checks it (service/core/plain.py)
+NAME_IN = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": plain.NAME_MAX,
+    "pattern": plain.PATTERN,
+    "description": f"The seat's name. {plain.DESCRIPTION}",
+}
+CLIENT_SEED_IN = {
+    "type": "string",
+    "maxLength": plain.CLIENT_SEED_MAX,
+    "pattern": plain.PATTERN,
+    "description": f"The player's own text, mixed into the deal's salt. {plain.DESCRIPTION}",
+}
 
 
 def _object(props: dict, required: list[str] | None = None, **more: Any) -> dict:
@@ -158,8 +173,8 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         ),
         "Join": _object(
             {
-                "name": {"type": "string", "minLength": 1, "maxLength": 40},
-                "client_seed": {"type": "string", "maxLength": 64},
+                "name": NAME_IN,
+                "client_seed": CLIENT_SEED_IN,
             },
             ["name"],
         ),
@@ -265,8 +280,8 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "CauseTimer": _object({"timer": _object({"due": TIME})}, description="a clock ran out"),
         "SeatPerson": _object(
             {
-                "name": {"type": "string", "minLength": 1, "maxLength": 40},
-                "client_seed": {"type": "string", "maxLength": 64},
+                "name": NAME_IN,
+                "client_seed": CLIENT_SEED_IN,
             },
             ["name"],
             description="a person's seat; its token comes in the answer",

@@ -25,6 +25,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ...core.plain import stripped
 from ...settings import load
 from .client import ApiError, Client, Replay, seat_tables
 from .frame import render, step_at, tie_at
@@ -90,13 +91,14 @@ def replay(
             finally:
                 console.show_cursor(True)
     except ApiError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(stripped(str(exc))) from None
     except KeyboardInterrupt:
         raise click.exceptions.Exit(130) from None
     except Exception as exc:  # never a traceback
         with suppress(Exception):
             console.show_cursor(True)
-        raise click.ClickException(f"replay failed: {type(exc).__name__}: {exc}") from None
+        message = stripped(f"replay failed: {type(exc).__name__}: {exc}")
+        raise click.ClickException(message) from None
 
 
 __all__ = [

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import RenderableType
 
+from ...core.plain import stripped_all
 from ...core.state import BadLog, fold
 from ...core.views import game_view
 from .frame import render, tie_starts
@@ -66,7 +67,9 @@ class Client:
         full = f"/v1/games/{gid}{path}" + (f"?{urllib.parse.urlencode(q)}" if q else "")
         status, body = self.fetch(full, dict(self.headers))
         try:
-            doc = json.loads(body) if body else None
+            # every text the service answers, as a terminal may show it: a name in a log older
+            # than the API's refusal of control characters keeps them (service/core/plain.py)
+            doc = stripped_all(json.loads(body)) if body else None
         except ValueError:
             doc = None
         if status >= 400:
