@@ -190,8 +190,12 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             {
                 "status": {
                     "type": "string",
-                    "enum": ["ok", "incomplete", "failed"],
-                    "description": "incomplete: the game runs; what could be checked so far held",
+                    "enum": ["ok", "v1", "incomplete", "failed"],
+                    "description": (
+                        "the log's own checks. v1: a log of fairness version 1, checked as far as"
+                        " version 1 can say, never ok; incomplete: the game runs, what could be"
+                        " checked so far held"
+                    ),
                 },
                 "ok": {"type": "boolean"},
                 "fairness": {"type": ["integer", "null"]},
