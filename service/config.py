@@ -21,7 +21,7 @@ import redis
 from . import env
 from .core.command import EVENT_BUDGET
 from .embedded import EmbeddedRedis
-from .engine import Engine
+from .engine import Engine, keys
 from .engine.archiving import DEFAULT_AFTER_S
 from .engine.dispatch import InlineDispatcher, RQDispatcher
 from .store import Store, clients
@@ -84,10 +84,20 @@ class Settings:
     sweep_every_s: int = field(
         default_factory=lambda: int(os.environ.get("BATAYO_SWEEP_EVERY_S") or SWEEP_EVERY_S)
     )
+    # the file of the key that signs the logs' tips (None: `<data_dir>/signing-key.pem`)
+    signing_key: Path | None = field(
+        default_factory=lambda: (
+            Path(os.environ["BATAYO_SIGNING_KEY"]) if os.environ.get("BATAYO_SIGNING_KEY") else None
+        )
+    )
 
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
+
+    @property
+    def signing_key_path(self) -> Path:
+        return self.signing_key or self.data_dir / "signing-key.pem"
 
     @property
     def job_queue_url(self) -> str | None:
@@ -161,6 +171,10 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
         games_per_client=settings.games_per_client,
     )
     engine.archiver.after_s = settings.archive_after_s
+    try:  # no key file: the server runs, its logs unsigned
+        engine.keys = keys.load(settings.signing_key_path)
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"the signing key {settings.signing_key_path}: {exc}") from None
     _adopt_legacy_index(engine.store)
     if settings.embedded:
         if worker:
