@@ -9,7 +9,9 @@ import base64
 import copy
 import json
 import threading
+import uuid
 
+import fakeredis
 import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -21,8 +23,11 @@ from service.core.options import resolve_options
 from service.core.registry import GAMES
 from service.core.state import awaited, legal_actions
 from service.core.verify import verify
-from service.engine import keys
+from service.engine import Engine, keys
+from service.engine.dispatch import QueueDispatcher
 from service.sim.table import Table
+from service.store import Store
+from service.store.archive import Archive
 from tests.support import page
 from tests.support.service import Service
 
@@ -276,3 +281,21 @@ def test_batayo_verify_exit_codes_for_v1_and_incomplete(histories, tmp_path):
     assert CliRunner().invoke(main, ["verify", str(path), "--accept-v1"]).exit_code == 0
     path.write_text(json.dumps({"events": real[:-3]}))
     assert CliRunner().invoke(main, ["verify", str(path), "--accept-unsigned"]).exit_code == 3
+
+
+def test_an_archived_game_keeps_its_signature(tmp_path):
+    jobs, client = QueueDispatcher(), fakeredis.FakeRedis()
+    url = f"memory://batayo-sign-{uuid.uuid4().hex}"
+    engine = Engine(Store(client, Archive(url)), jobs)
+    engine.keys = keys.init(tmp_path / "k.pem")[0]
+    gid = engine.create({"game": "bataille", "seats": [{"bot": "greedy"}] * 2})["id"]
+    while jobs.run(lambda job, args: getattr(engine, job)(*args)):
+        pass
+    signature = engine.export(gid)["signature"]
+    assert signature is not None
+    engine.archiver.after_s = 0
+    assert engine.archiver.archive(gid) == "archived"
+    other = Engine(Store(client, Archive(url)))
+    other.keys = keys.rotate(tmp_path / "k.pem")[0]  # a new key since: the old one signed it
+    assert other.export(gid)["signature"] == signature
+    assert other.verify(gid, None)["verdict"] == "ok"
