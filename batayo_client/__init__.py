@@ -138,6 +138,15 @@ class Client:
     def verify(self, game_id: str) -> dict[str, Any]:
         return cast("dict[str, Any]", self._call("GET", f"/v1/games/{game_id}/verify"))
 
+    def signature(self, game_id: str) -> dict[str, Any]:
+        """The server's signature over the game's tip (docs/fairness.md); check it with a key
+        you trust, not one the answer names."""
+        return cast("dict[str, Any]", self._call("GET", f"/v1/games/{game_id}/signature"))
+
+    def keys(self) -> list[dict[str, Any]]:
+        """Every public key the server signs or signed logs with, the current one last."""
+        return cast("list[dict[str, Any]]", self._call("GET", "/v1/keys")["keys"])
+
     def hint(self, game_id: str) -> dict[str, Any]:
         return cast("dict[str, Any]", self._call("GET", f"/v1/games/{game_id}/hint"))
 

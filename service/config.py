@@ -17,7 +17,7 @@ import logging
 import redis
 
 from .embedded import EmbeddedRedis
-from .engine import Engine
+from .engine import Engine, keys
 from .engine.dispatch import InlineDispatcher, OutboxDispatcher, RQDispatcher
 from .settings import Settings, SettingsError, current
 from .store import Store, clients
@@ -116,6 +116,10 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
         count_loopback=settings.cap_loopback,
     )
     engine.archiver.after_s = settings.archive_after_s
+    try:  # no key file: the server runs, its logs unsigned
+        engine.keys = keys.load(settings.signing_key_path)
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"the signing key {settings.signing_key_path}: {exc}") from None
     _adopt_legacy_index(engine.store)
     if settings.embedded:
         if worker:

@@ -124,6 +124,15 @@ class Settings(BaseSettings):
         "module:ATTRIBUTE names, comma-separated",
     )
 
+    signing_key: Path | None = _setting(
+        "BATAYO_SIGNING_KEY",
+        None,
+        "The file of the key that signs the logs' tips (`batayo keys init` makes it; every "
+        "process reads it). Unset: signing-key.pem in BATAYO_DATA_DIR. Without the file the "
+        "service runs and its logs are unsigned.",
+        "a file path",
+    )
+
     # bounded work
     event_budget: int = _setting(
         "BATAYO_EVENT_BUDGET",
@@ -301,6 +310,10 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
+
+    @property
+    def signing_key_path(self) -> Path:
+        return self.signing_key or self.data_dir / "signing-key.pem"
 
     @property
     def job_queue_url(self) -> str | None:

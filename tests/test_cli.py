@@ -1,4 +1,4 @@
-"""The `batayo` command: simulate and verify."""
+"""The `batayo` command: simulate and verify (its signatures: tests/test_signing.py)."""
 
 from __future__ import annotations
 
@@ -56,8 +56,10 @@ def test_verify_says_ok_or_where_a_file_fails(tmp_path):
     good = tmp_path / "game.json"
     events = t.export()
     good.write_text(json.dumps({"events": events}))
-    out = CliRunner().invoke(main, ["verify", str(good)])
-    assert out.exit_code == 0 and out.output.startswith("ok")
+    out = CliRunner().invoke(main, ["verify", str(good)])  # sound, but nobody signed it
+    assert out.exit_code == 4 and out.output.startswith("unsigned"), out.output
+    out = CliRunner().invoke(main, ["verify", "--accept-unsigned", str(good)])
+    assert out.exit_code == 0 and out.output.startswith("unsigned")
     events[4]["data"]["up"] = "QQ"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"events": events}))

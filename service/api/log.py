@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from ..core import signing
 from . import caching, schemas
 from .http import caller, engine, load, ok, query, refusals, require
+from .problems import Problem
 
 bp = Blueprint("log", __name__, url_prefix="/v1")
 EVENTS_QUERY_SCHEMA = schemas.EventsQuery()
@@ -59,3 +61,34 @@ def export(game_id: str) -> Response:
     body = engine().export(game_id)
     disposition = f'attachment; filename="{game_id}.json"'
     return caching.read(body, state["version"], True, **{"Content-Disposition": disposition})
+
+
+@bp.get("/games/<game_id>/signature")
+@refusals
+def signature(game_id: str) -> Response:
+    """The server's signature over the game's tip: what the events say, signed (FAIRNESS.md).
+    The same for every caller: the tip's hash is served to every caller with the events."""
+    load(game_id)
+    caller(game_id)
+    return ok(engine().signature(game_id))
+
+
+@bp.get("/keys")
+def keys() -> Response:
+    """Every public key this server signed logs with, the current one last."""
+    ring = engine().keys
+    if ring is None:
+        return ok({"keys": []})
+    current = ring.kid
+    listed = [signing.describe(k, kid == current) for kid, k in ring.publics().items()]
+    return ok({"keys": listed})
+
+
+@bp.get("/keys/<kid>")
+def key(kid: str) -> Response:
+    """One public key, by its id (retired ones too: the logs they signed still verify)."""
+    ring = engine().keys
+    found = ring.publics().get(kid) if ring is not None else None
+    if found is None:
+        raise Problem(404, "not_found", "no key of this server has this id")
+    return ok(signing.describe(found, kid == ring.kid))

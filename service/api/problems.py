@@ -63,6 +63,8 @@ FRAMEWORK = {
     "not_started": "seats are still open",
     "game_over": "the game has ended",
     "game_not_over": "only a finished game can be exported",
+    "unsigned": "this server has no signing key: its logs are unsigned",
+    "tip_hidden": "a game of fairness version 1 in play serves no hashes, so no signature",
     "game_full": "every seat is taken",
     "id_taken": "a test game's fixed id exists already",
     "busy": "too many concurrent writes to this game; retry",

@@ -1,4 +1,4 @@
-"""The `batayo` command: serve, worker, simulate, verify."""
+"""The `batayo` command: serve, worker, simulate, export, verify, keys."""
 
 from __future__ import annotations
 
@@ -288,64 +288,210 @@ def _print_summary(game: str, summary: dict, extra: dict | None, seed: str) -> N
     Console().print(table)
 
 
-@main.command()
-@click.argument("game_id")
-@click.option("--url", default=_default("url"), show_default="BATAYO_URL")
-def export(game_id: str, url: str) -> None:
-    """Print a finished game in full (every event and the seed): batayo export ID > game.json"""
+def _fetch(url: str, timeout: float = 60) -> bytes:
+    """The body at an http(s) URL; a ClickException saying why not."""
     import urllib.error
     import urllib.parse
     import urllib.request
 
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-        raise click.BadParameter("the service's address must be http:// or https://")
-    target = f"{url.rstrip('/')}/v1/games/{urllib.parse.quote(game_id, safe='')}/export"
+        raise click.BadParameter(f"{url}: the address must be http:// or https://")
     try:
-        with urllib.request.urlopen(target, timeout=60) as answer:  # noqa: S310 - http(s) only
-            click.echo(answer.read().decode())
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - http(s) only
+            return answer.read()
     except urllib.error.HTTPError as exc:
         try:
             detail = json.loads(exc.read()).get("detail", exc.reason)
         except ValueError:
             detail = exc.reason
-        raise click.ClickException(f"{exc.code}: {detail}") from None
+        raise click.ClickException(f"{url}: {exc.code}: {detail}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise click.ClickException(f"cannot reach {url}: {exc}") from None
 
 
 @main.command()
-@click.argument("path", type=click.File("r"))
-def verify(path) -> None:
-    """Check an exported game file offline, as FAIRNESS.md says and with the rules: the chain,
-    every opening, the seed, the client seeds, every draw, and the play refolded. Says `ok`,
-    `incomplete` (exit 3: the log stops before its end) or where it fails (exit 1)."""
+@click.argument("game_id")
+@click.option("--url", default=_default("url"), show_default="BATAYO_URL")
+def export(game_id: str, url: str) -> None:
+    """Print a finished game in full (every event, the seed and the server's signature over
+    its tip): batayo export ID > game.json"""
+    import urllib.parse
+
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise click.BadParameter("the service's address must be http:// or https://")
+    target = f"{url.rstrip('/')}/v1/games/{urllib.parse.quote(game_id, safe='')}/export"
+    click.echo(_fetch(target).decode())
+
+
+# `batayo verify`'s exit code for each verdict (docs/fairness.md; 2 is click's usage error)
+EXIT = {"ok": 0, "failed": 1, "incomplete": 3, "unsigned": 4, "v1": 5}
+
+
+def _trusted(sources: tuple[str, ...]) -> dict:
+    """The public keys given with --key: files or URLs of PEM, base64 or the server's JSON (one
+    key, `GET /v1/keys/{kid}`, or the list, `GET /v1/keys`)."""
+    from ..core import signing
+
+    found = {}
+    for source in sources:
+        if source.startswith(("http://", "https://")):
+            body = _fetch(source)
+        else:
+            try:
+                with open(source, "rb") as f:
+                    body = f.read()
+            except OSError as exc:
+                raise click.BadParameter(f"{source}: {exc}", param_hint="--key") from None
+        texts: list = [body]
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("keys"), list):
+            texts = [json.dumps(k) for k in doc["keys"]]
+        for text in texts:
+            try:
+                key = signing.public_key(text)
+            except ValueError as exc:
+                raise click.BadParameter(f"{source}: {exc}", param_hint="--key") from None
+            found[signing.key_id(key)] = key
+    return found
+
+
+def _from_server(source: str) -> tuple[object, str]:
+    """A game's export from the server a URL names (`…/v1/games/ID` or its `/export`), and the
+    server's root."""
+    import re
+
+    match = re.match(r"^(https?://.+?)/v1/games/([^/?#]+)(?:/export)?/?$", source)
+    if match is None:
+        raise click.BadParameter(
+            f"{source}: a game's address is http(s)://HOST/v1/games/ID", param_hint="SOURCE"
+        )
+    root, game_id = match.groups()
+    body = _fetch(f"{root}/v1/games/{game_id}/export")
+    try:
+        return json.loads(body), root
+    except ValueError as exc:
+        raise click.ClickException(f"{source}: the export is not JSON: {exc}") from None
+
+
+@main.command()
+@click.argument("source")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    help="A public key to trust (a file or URL: PEM, base64, or the server's /v1/keys JSON).",
+)
+@click.option("--accept-unsigned", is_flag=True, help="Exit 0 for a sound log nobody signed.")
+@click.option("--accept-v1", is_flag=True, help="Exit 0 for a sound log of fairness version 1.")
+def verify(source: str, keys: tuple[str, ...], accept_unsigned: bool, accept_v1: bool) -> None:
+    """Check a game's log, as FAIRNESS.md says and with the rules: the chain, every opening,
+    the seed, the client seeds, every draw, the play refolded, and the server's signature over
+    its tip. SOURCE is an exported file (`batayo export`, `-` for standard input) or a game's
+    address, http(s)://HOST/v1/games/ID: then the key is fetched from that server too.
+
+    Only keys given with --key, or fetched from the server SOURCE names, are trusted: the key
+    named inside an export only says which one was used. Exit codes: 0 ok, 1 failed,
+    3 incomplete (the log stops before its end), 4 unsigned (sound, but signed by no trusted
+    key), 5 v1 (a log of fairness version 1); --accept-unsigned and --accept-v1 make 4 and 5
+    exit 0."""
+    from ..core import signing
     from ..core.verify import verify as check
 
-    try:
-        doc = json.load(path)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{path.name} is not JSON: {exc}") from None
+    trusted = _trusted(keys)
+    if source.startswith(("http://", "https://")):
+        doc, root = _from_server(source)
+        signature = doc.get("signature") if isinstance(doc, dict) else None
+        kid = signature.get("key") if isinstance(signature, dict) else None
+        if isinstance(kid, str) and signing.KID.match(kid) and kid not in trusted:
+            trusted.update(_trusted((f"{root}/v1/keys/{kid}",)))
+    else:
+        try:
+            with click.open_file(source, "r", encoding="utf-8") as f:
+                doc = json.load(f)
+        except OSError as exc:
+            raise click.BadParameter(f"{source}: {exc}", param_hint="SOURCE") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise click.ClickException(f"{source} is not JSON: {exc}") from None
     events = doc.get("events") if isinstance(doc, dict) else doc
     if not isinstance(events, list):
         raise click.ClickException('expected {"events": [...]} (batayo export) or a list of events')
+    signature = doc.get("signature") if isinstance(doc, dict) else None
     report = check(events)
+    signed, why = ("unsigned", None)
+    if events and report["status"] != "failed":
+        signed, why = signing.check(signature, events, trusted)
+    verdict = signing.verdict(report["status"], signed)
     checked = report["checked"]
-    if report["status"] == "ok":
-        click.echo(
-            f"ok: {report['events']} events chained, {checked['openings']} openings, "
-            f"{checked['draws']} draws and {checked['play']} batches of play checked"
-            + (" (a test game: its seed was fixed, never fair)" if report["test_game"] else "")
-        )
-        return
-    if report["status"] == "incomplete":
+    done = (
+        f"{report['events']} events chained, {checked['openings']} openings, "
+        f"{checked['draws']} draws and {checked['play']} batches of play checked"
+    )
+    test = " (a test game: its seed was fixed, never fair)" if report["test_game"] else ""
+    if verdict == "ok":
+        click.echo(f"ok: {done}, signed by key {signature['key']}{test}")
+    elif verdict == "unsigned":
+        click.echo(f"unsigned: {done}{test}; but no trusted key signed it: {why}")
+    elif verdict == "v1":
+        click.echo(f"v1: {report['reason']}; {done}{test}")
+    elif verdict == "incomplete":
         click.echo(
             f"incomplete: the log stops at version {report['events']} before the game's end; "
             f"what it holds is sound ({checked['chain']} events chained, "
             f"{checked['openings']} openings checked)"
         )
-        sys.exit(3)
-    click.echo(f"FAILED at version {report['version']}: {report['reason']}")
-    sys.exit(1)
+    elif report["status"] == "failed":
+        click.echo(f"FAILED at version {report['version']}: {report['reason']}")
+    else:
+        click.echo(f"FAILED: the signature: {why}")
+    accepted = (verdict == "unsigned" and accept_unsigned) or (verdict == "v1" and accept_v1)
+    sys.exit(0 if accepted else EXIT[verdict])
+
+
+@main.group()
+def keys() -> None:
+    """The deployment's signing key (BATAYO_SIGNING_KEY; by default in BATAYO_DATA_DIR)."""
+
+
+def _key_path():
+    return _settings().signing_key_path
+
+
+@keys.command("init")
+def keys_init() -> None:
+    """Make the signing key, once: nothing changes if it exists (safe to run on every box)."""
+    from ..engine import keys as keyring
+
+    path = _key_path()
+    ring, made = keyring.init(path)
+    click.echo(f"{'made' if made else 'kept'} key {ring.kid} in {path}")
+
+
+@keys.command("rotate")
+def keys_rotate() -> None:
+    """A new signing key; the old public key stays listed (the logs it signed still verify).
+    Restart every process afterwards: each reads the key file as it starts."""
+    from ..engine import keys as keyring
+
+    path = _key_path()
+    ring, old = keyring.rotate(path)
+    click.echo(f"key {ring.kid} in {path}" + (f"; {old} retired" if old else ""))
+
+
+@keys.command("show")
+def keys_show() -> None:
+    """Print the current public key (PEM) and its id: what verifiers are given with --key."""
+    from ..core import signing
+    from ..engine import keys as keyring
+
+    path = _key_path()
+    ring = keyring.load(path)
+    if ring is None:
+        raise click.ClickException(f"no signing key at {path}: `batayo keys init` makes one")
+    click.echo(f"# key {ring.kid}")
+    click.echo(signing.pem(ring.private.public_key()), nl=False)
 
 
 def _register() -> None:

@@ -34,6 +34,22 @@ def _more_open_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def _signing_key(settings) -> None:
+    """The quick start (embedded) makes the deployment's signing key if there is none; with
+    REDIS_URL every box must read one shared key, made once with `batayo keys init`."""
+    from ..engine import keys
+
+    path = settings.signing_key_path
+    if settings.embedded:
+        try:
+            ring, made = keys.init(path)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"the signing key {path}: {exc}") from None
+        click.echo(f"batayo: {'made the' if made else 'the'} signing key {ring.kid} in {path}")
+    elif not path.exists():
+        click.echo(f"batayo: no signing key at {path}: logs go unsigned (`batayo keys init`)")
+
+
 def run(host: str, port: int, grace: float) -> None:
     from gevent import monkey
 
@@ -98,6 +114,7 @@ def run(host: str, port: int, grace: float) -> None:
         click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
     if settings.test_games:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
+    _signing_key(settings)
     try:
         engine = build_engine(settings)
     except (InUse, StartupError) as exc:

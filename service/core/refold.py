@@ -19,6 +19,7 @@ from .game import RuleError
 from .options import resolve_options
 from .registry import GAMES
 from .state import BadLog, apply, bot_seats, clone, initial
+from .strict import canonical_at, is_int, same
 
 COMPARED = ("type", "actor", "data", "sealed")
 
@@ -31,8 +32,9 @@ class Failed(Exception):
         self.version, self.reason = version, reason
 
 
-def refold(events: list[dict], seed: bytes, report: dict) -> None:
-    """Raise Failed at the first version the rules disagree with; count the batches checked."""
+def refold(events: list[dict], seed: bytes, report: dict, fairness: int = 2) -> None:
+    """Raise Failed at the first version the rules disagree with; count the batches checked.
+    `fairness`: the version the log follows (the rules write version 1's events for it)."""
     state = initial()
     at = ""
     i = 0
@@ -46,11 +48,13 @@ def refold(events: list[dict], seed: bytes, report: dict) -> None:
             j += 1
         batch = events[i:j]
         for event in batch:
-            if not isinstance(event.get("at"), str) or event["at"] < at:
+            if not canonical_at(event.get("at")):
+                raise Failed(event["version"], "`at` is not a time as the server writes it")
+            if event["at"] < at:
                 raise Failed(event["version"], "time goes backwards")
             at = event["at"]
         try:
-            written = _reproduce(state, cause, first, seed)
+            written = _reproduce(state, cause, first, seed, fairness)
         except RuleError as exc:
             raise Failed(first["version"], f"the rules refuse it: {exc.detail}") from None
         except Failed:
@@ -73,7 +77,7 @@ def _compare(written: list[dict], recorded: list[dict]) -> None:
             raise Failed(event["version"], f"the rules write no `{event['type']}` here")
         ours = written[k]
         for name in COMPARED:
-            if ours.get(name) != event.get(name):
+            if not same(ours.get(name), event.get(name)):
                 raise Failed(
                     event["version"],
                     f"the rules write another {name} here (`{ours['type']}`, not `{event['type']}`)",
@@ -84,15 +88,18 @@ def _compare(written: list[dict], recorded: list[dict]) -> None:
         )
 
 
-def _reproduce(state: dict, cause: dict, first: dict, seed: bytes) -> list[dict]:
+def _reproduce(state: dict, cause: dict, first: dict, seed: bytes, fairness: int = 2) -> list[dict]:
     kind, detail = next(iter(cause.items()))
     at, data = first["at"], first["data"]
+    if not isinstance(detail, dict):
+        raise Failed(first["version"], "a malformed cause")
     if kind == "create":
-        return _create(data, seed, at)
+        return _create(data, seed, at, fairness)
     if state.get("status") is None or state["version"] == 0:
         raise Failed(first["version"], "the game was not created first")
     if kind == "join":
-        if first["type"] != "seat_taken" or data.get("seat") != detail.get("seat"):
+        seat = data.get("seat")
+        if first["type"] != "seat_taken" or not is_int(seat) or not same(seat, detail.get("seat")):
             raise Failed(first["version"], "a join must take the first open seat")
         cmd, _ = command.join(state, seed, data["name"], data.get("client_seed"), at)
         return cmd.events
@@ -100,6 +107,8 @@ def _reproduce(state: dict, cause: dict, first: dict, seed: bytes) -> list[dict]
         return _action(state, detail, first, seed)
     if kind == "timer":
         due = detail.get("due")
+        if not canonical_at(due):
+            raise Failed(first["version"], "a clock's due time not as the server writes it")
         keys = [k for k, d in due_timers(state) if d == due and not k.startswith("move:")]
         if not keys:
             raise Failed(first["version"], "no clock of the game was due then")
@@ -110,7 +119,7 @@ def _reproduce(state: dict, cause: dict, first: dict, seed: bytes) -> list[dict]
     raise Failed(first["version"], f"unknown cause {kind!r}")
 
 
-def _create(data: dict, seed: bytes, at: str) -> list[dict]:
+def _create(data: dict, seed: bytes, at: str, fairness: int = 2) -> list[dict]:
     game = GAMES.get(data.get("game"))
     if game is None:
         raise Failed(1, f"unknown game {data.get('game')!r}")
@@ -127,7 +136,7 @@ def _create(data: dict, seed: bytes, at: str) -> list[dict]:
     if deal is not None and not data.get("test"):
         raise Failed(1, "only a test game may have a fixed deal")
     budget = data.get("event_budget")
-    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool)):
+    if budget is not None and not is_int(budget):
         raise Failed(1, "a malformed event budget")
     cmd = command.create(
         data["id"],
@@ -139,6 +148,7 @@ def _create(data: dict, seed: bytes, at: str) -> list[dict]:
         bool(data.get("test")),
         deal,
         event_budget=budget,
+        fairness_version=fairness,
     )
     return cmd.events
 
@@ -147,6 +157,8 @@ def _action(state: dict, detail: Any, first: dict, seed: bytes) -> list[dict]:
     if not isinstance(detail, dict):
         raise Failed(first["version"], "a malformed cause")
     seat, by, body = detail.get("seat"), detail.get("by"), detail.get("body")
+    if not is_int(seat):
+        raise Failed(first["version"], "an action's seat is not an integer")
     bots = bot_seats(state)
     if by == "seat" and seat in bots:
         raise Failed(first["version"], "a bot's seat acted as a person")

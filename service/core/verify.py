@@ -14,9 +14,13 @@ import re
 from typing import Any
 
 from .chain import GENESIS, canonical, event_hash
+from .command import FRAMEWORK_FIELDS
 from .fairness import canonical_order, digest, nonce, replay_ledger, salt
 from .refold import Failed, refold
+from .registry import GAMES
 from .sealing import chain_hash, get, replaced
+from .shapes import ShapeError
+from .strict import canonical_at, is_int
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 POINTER = re.compile(r"^/data(/([^~/]|~[01])*)+$")
@@ -26,7 +30,8 @@ MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, Recurs
 def verify(
     events: Any, rules: bool = True, linked: tuple[int, str, int] = (0, GENESIS, 0)
 ) -> dict[str, Any]:
-    """`status` ok, incomplete (the log stops before its end: what it holds was checked) or
+    """`status` ok, v1 (a log of fairness version 1, sound as far as version 1 can say:
+    never `ok`), incomplete (the log stops before its end: what it holds was checked) or
     failed, with the first failing `version` and `reason`, and what was checked.
 
     `linked` resumes the chain of a log checked before (FAIRNESS.md version 2): how many of
@@ -60,10 +65,17 @@ def verify(
         except MALFORMED as exc:  # UnicodeError is a ValueError
             raise Failed(report["checked"]["chain"] + 1, f"a malformed event ({exc!r})") from None
     except Failed as failed:
+        report.pop("no_causes", None)
         report.update(status="failed", ok=False, version=failed.version, reason=failed.reason)
         return report
+    no_causes = report.pop("no_causes", False)
     if not report["seed_revealed"]:
         report.update(status="incomplete", ok=False, reason="the game has not ended yet")
+    elif report["fairness"] == 1:
+        reason = "a log of fairness version 1: its hidden values were never sealed"
+        if no_causes:
+            reason += "; it records no causes, so its play was not refolded"
+        report.update(status="v1", ok=False, reason=reason)
     report["draws_checked"] = report["checked"]["draws"]  # the name of version 1's report
     return report
 
@@ -75,12 +87,12 @@ def _check(events: list, report: dict, rules: bool, linked: tuple[int, str, int]
     if first.get("type") != "created":
         raise Failed(1, "the first event is not `created`")
     version = first["data"].get("fairness", 1)
-    report["fairness"] = version
-    report["test_game"] = bool(first["data"].get("test"))
-    if version == 1:
-        return _check_v1(events, report)
-    if version != 2:
+    if "fairness" in first["data"] and not (is_int(version) and version == 2):
         raise Failed(1, f"unknown fairness version {version!r}")
+    report["fairness"] = version
+    report["test_game"] = first["data"].get("test") is True
+    if version == 1:
+        return _check_v1(events, report, rules)
     game_id = first["data"].get("id")
     done, prev, report["checked"]["openings"] = linked
     report["checked"]["chain"] = done
@@ -98,6 +110,7 @@ def _check(events: list, report: dict, rules: bool, linked: tuple[int, str, int]
             raise Failed(event["version"], "a sealed value is still closed after the end")
     _client_seeds(events, report)
     _ledgers(events, seed, game_id, report)
+    _shapes(events)
     if rules:
         refold(events, seed, report)
 
@@ -106,10 +119,12 @@ def _placed(event: Any, i: int, prev: str) -> None:
     """An event at version `i` right after the event whose hash is `prev` (both versions)."""
     if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
         raise Failed(i, "not an event")
-    if event.get("version") != i:
+    if not is_int(event.get("version")) or event["version"] != i:
         raise Failed(i, f"expected version {i}, found {event.get('version')!r}")
     if event.get("prev") != prev:
         raise Failed(i, "prev does not match the hash of the event before")
+    if not canonical_at(event.get("at")):
+        raise Failed(i, f"`at` {event.get('at')!r} is not a time as the server writes it")
 
 
 def _link(event: Any, i: int, prev: str, report: dict) -> str:
@@ -188,7 +203,7 @@ def _client_seeds(events: list, report: dict) -> None:
         data = event["data"]
         if event["type"] == "seat_taken":
             seat = data.get("seat")
-            if not isinstance(seat, int) or not 0 <= seat < len(recorded):
+            if not is_int(seat) or not 0 <= seat < len(recorded):
                 raise Failed(event["version"], "a seat taken that the game does not have")
             recorded[seat] = data.get("client_seed") or ""
         if "salt" in data:
@@ -225,8 +240,36 @@ def _ledgers(events: list, seed: bytes, game_id: str, report: dict) -> None:
         report["checked"]["draws"] += len(ledger)
 
 
-def _check_v1(events: list, report: dict) -> None:
-    """Version 1: the chain over the clear events, the commitment, the salt, every draw."""
+def _shapes(events: list) -> None:
+    """Every field of every event, in clear, is what its game declares (a card is a card that
+    exists, a seat a whole number): the rules' replay would find the same, and this holds for a
+    log the rules cannot replay (version 1's before causes were recorded) too."""
+    game = GAMES.get(events[0]["data"].get("game"))
+    if game is None:
+        raise Failed(1, f"unknown game {events[0]['data'].get('game')!r}")
+    for event in events[1:]:
+        declared = game.events.get(event.get("type"))
+        if declared is None:
+            if event.get("type") in ("seat_taken", "ended"):
+                continue  # the framework's own events: their values are checked elsewhere
+            raise Failed(event["version"], f"{game.name} writes no event {event.get('type')!r}")
+        data = event["data"]
+        extra = data.keys() - declared.fields.keys() - FRAMEWORK_FIELDS
+        if extra:
+            raise Failed(event["version"], f"fields its game does not declare: {sorted(extra)}")
+        for name, shape in declared.fields.items():
+            if name in data:
+                try:
+                    shape.check(data[name], name)
+                except ShapeError as exc:
+                    raise Failed(event["version"], f"not what the game writes: {exc}") from None
+
+
+def _check_v1(events: list, report: dict, rules: bool = True) -> None:
+    """Version 1: the chain over the clear events, the commitment, the salt, every draw; once
+    it has ended every value against its game's declarations, and the play with the rules
+    (every batch a version 1 log recorded the cause of: those written before version 2 have
+    none, and a log whose first event records none is reported with its play not checked)."""
     prev = GENESIS
     game_id = events[0]["data"].get("id")
     commitment = events[0]["data"].get("seed_commitment")
@@ -248,5 +291,11 @@ def _check_v1(events: list, report: dict) -> None:
             if hashlib.sha256(seed).hexdigest() != commitment:
                 raise Failed(i, "server_seed does not match the commitment of event 1")
             report["seed_revealed"] = True
-    if seed is not None:
-        _ledgers(events, seed, game_id, report)
+    if seed is None:
+        return
+    _ledgers(events, seed, game_id, report)
+    _shapes(events)
+    if rules and "cause" in events[0]["data"]:
+        refold(events, seed, report, fairness=1)
+    elif rules:
+        report["no_causes"] = True  # taken out of the report by `verify`

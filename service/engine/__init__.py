@@ -13,11 +13,13 @@ import hashlib
 import json
 import logging
 import secrets as _secrets
+import threading
 import time
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..core import bots, command, fairness
+from ..core import bots, command, fairness, signing
 from ..core.clock import utc_now
 from ..core.game import RuleError
 from ..core.views import game_view, shown_event
@@ -30,6 +32,7 @@ from .creating import Plan, new_game_id, plan
 from .creating import answer as create_answer
 from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
+from .keys import Keyring
 from .loading import Games, NotFound
 from .scheduling import Scheduler
 from .turns import Turns
@@ -42,6 +45,7 @@ MAX_RETRIES = 50
 CREATE_CLAIM_TTL_S = 60
 CAP_SAMPLE = 20  # held games checked for an end when a client is at its cap
 SEED_TICKET_TTL_S = 15 * 60
+KEPT_SIGNATURES = 4096  # tips of games in play signed, kept per version in this process
 log = logging.getLogger("batayo.engine")
 
 
@@ -79,6 +83,9 @@ class Engine:
         self.audits = Audits(self)
         self.archiver = Archiver(self)
         self.turns = Turns()
+        self.keys: Keyring | None = None  # the deployment's signing key (None: logs unsigned)
+        self._signed: OrderedDict[tuple[str, int, str], dict] = OrderedDict()
+        self._signed_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -115,17 +122,72 @@ class Engine:
         return self.audits.ties(game_id, seat)
 
     def verify(self, game_id: str, seat: int | None) -> dict:
-        """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
-        return self.audits.verify(game_id, seat)
+        """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended),
+        and its verdict: a finished game's signature checked against this server's own keys."""
+        report = dict(self.audits.verify(game_id, seat))
+        state = self.load(game_id)
+        signature = self.tip_signature(game_id, state) if state["status"] == "finished" else None
+        signed = "unsigned"
+        if signature is not None:
+            trusted = self.keys.publics() if self.keys is not None else {}
+            signed, _ = signing.check_tip(
+                signature, game_id, state["version"], state["hash"], trusted
+            )
+        report["verdict"] = signing.verdict(report["status"], signed)
+        report["signature"] = signature
+        return report
 
     def export(self, game_id: str) -> dict:
-        """A finished game in full: every event with its openings, the revealed seed. Made
-        once per game and version, and kept (`Audits.export`): it never changes, and every
-        caller gets the same."""
+        """A finished game in full: every event with its openings, the revealed seed, and the
+        server's signature over its tip (null when this server has no signing key). Made once
+        per game and version, and kept (`Audits.export`): it never changes, and every caller
+        gets the same."""
         state = self.load(game_id)
         if state["status"] != "finished":  # before the log is read: a game in play is refused
             raise RuleError("game_not_over", "a game can be exported once it has ended", 409)
         return self.audits.export(game_id, state)
+
+    def signature(self, game_id: str) -> dict:
+        """The server's signature over the game's tip now: a finished game's (made as it
+        ended), or a game in play's at its current version. Its tip is the `hash` every caller
+        is served; a game of fairness version 1 in play serves none, so it has none either."""
+        state = self.load(game_id)
+        if state.get("fairness", 1) == 1 and state["status"] != "finished":
+            raise RuleError(
+                "tip_hidden", "a game of fairness version 1 in play serves no hashes to sign", 409
+            )
+        signature = self.tip_signature(game_id, state)
+        if signature is None:
+            raise RuleError(
+                "unsigned", "this server has no signing key: its logs are unsigned", 404
+            )
+        return signature
+
+    def tip_signature(self, game_id: str, state: dict) -> dict | None:
+        """The signature of the log up to `state` (None without a key): a finished game's is
+        kept with its audits; a game in play's is made once per version in this process."""
+        if self.keys is None:
+            return None
+        if state["status"] == "finished":
+            return self.audits.signature(game_id, state)
+        return self.sign_tip(game_id, state)
+
+    def sign_tip(self, game_id: str, state: dict) -> dict | None:
+        keys = self.keys
+        if keys is None:
+            return None
+        name = (game_id, state["version"], keys.kid)
+        with self._signed_lock:
+            found = self._signed.get(name)
+            if found is not None:
+                self._signed.move_to_end(name)
+                return found
+        found = keys.sign(game_id, state["version"], state["hash"])
+        with self._signed_lock:
+            self._signed[name] = found
+            while len(self._signed) > KEPT_SIGNATURES:
+                self._signed.popitem(last=False)
+        return found
 
     def hint(self, game_id: str, seat: int) -> dict | None:
         state = self.load(game_id)

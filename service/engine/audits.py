@@ -112,6 +112,7 @@ class Audits:
             "game": state["game"],
             "server_seed": events[-1]["data"].get("server_seed"),
             "events": events,
+            "signature": self.engine.tip_signature(game_id, state),
         }
         with self._lock:
             self._exports[name] = found
@@ -126,7 +127,19 @@ class Audits:
         """Both audits of a finished game from its stored log (the same for every caller)."""
         seed = self.engine.games.seed(game_id)
         shown = [shown_event(e, None, state, seed) for e in events]
-        return {"ties": self._ties(state, shown), "verify": verify(shown)}
+        return {
+            "ties": self._ties(state, shown),
+            "verify": verify(shown),
+            "signature": self.engine.sign_tip(game_id, state),
+        }
+
+    def signature(self, game_id: str, state: dict) -> dict | None:
+        """A finished game's signature, kept with its audits (and so in its archive); one made
+        now (kept in this process) when they were made without a key."""
+        found = self.finished(game_id, state)
+        if found.get("signature") is None and self.engine.keys is not None:
+            found["signature"] = self.engine.sign_tip(game_id, state)
+        return found.get("signature")
 
     def finished(self, game_id: str, state: dict) -> dict:
         """Both audits of a finished game, made once (the `audit` job makes them as it ends)."""

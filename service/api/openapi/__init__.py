@@ -96,7 +96,7 @@ def build(offered: Mapping[str, Game]) -> dict:
             "from the games' declarations: never edit it by hand.",
         },
         "servers": [{"url": "/", "description": "the server this document is served from"}],
-        "tags": [{"name": "games"}, {"name": "health"}],
+        "tags": [{"name": "games"}, {"name": "health"}, {"name": "keys"}],
         "paths": paths.paths(create_examples, action_examples),
         "components": {
             "securitySchemes": {

@@ -47,6 +47,13 @@ CLIENT_SEED_IN = {
 }
 
 
+KEY_ID = {
+    "type": "string",
+    "pattern": "^[0-9a-f]{16}$",
+    "description": "the first 16 hex digits of SHA-256 of the raw public key",
+}
+
+
 def _object(props: dict, required: list[str] | None = None, **more: Any) -> dict:
     return {
         "type": "object",
@@ -219,8 +226,12 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             {
                 "status": {
                     "type": "string",
-                    "enum": ["ok", "incomplete", "failed"],
-                    "description": "incomplete: the game runs; what could be checked so far held",
+                    "enum": ["ok", "v1", "incomplete", "failed"],
+                    "description": (
+                        "the log's own checks. v1: a log of fairness version 1, checked as far as"
+                        " version 1 can say, never ok; incomplete: the game runs, what could be"
+                        " checked so far held"
+                    ),
                 },
                 "ok": {"type": "boolean"},
                 "fairness": {"type": ["integer", "null"]},
@@ -234,8 +245,47 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "draws_checked": {"type": "integer"},
                 "seed_revealed": {"type": "boolean"},
                 "test_game": {"type": "boolean", "description": "a fixed seed or deal: never fair"},
+                "verdict": {
+                    "type": "string",
+                    "enum": ["ok", "unsigned", "v1", "incomplete", "failed"],
+                    "description": (
+                        "the log's checks and its signature together (`batayo verify` exits 0,"
+                        " 4, 5, 3, 1 for them). ok: sound, and signed by this server's key;"
+                        " unsigned: sound, but no key of this server signed it"
+                    ),
+                },
+                "signature": {"anyOf": [ref("Signature"), {"type": "null"}]},
             }
         ),
+        "Signature": _object(
+            {
+                "alg": {"type": "string", "const": "Ed25519"},
+                "key": KEY_ID,
+                "game": {"type": "string"},
+                "version": {"type": "integer", "minimum": 1},
+                "tip": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "signature": {"type": "string", "description": "base64 of the 64-byte signature"},
+            },
+            description=(
+                "the server's Ed25519 signature over the canonical JSON of"
+                ' {"context": "batayo-tip-signature/1", "game", "key", "tip", "version"}'
+                " (FAIRNESS.md): the log up to `version`, whose last event's hash is `tip`"
+            ),
+        ),
+        "PublicKey": _object(
+            {
+                "kid": KEY_ID,
+                "alg": {"type": "string", "const": "Ed25519"},
+                "public_key": {"type": "string", "description": "base64 of the raw 32 bytes"},
+                "pem": {
+                    "type": "string",
+                    "description": "the same key as SubjectPublicKeyInfo PEM",
+                },
+                "current": {"type": "boolean", "description": "false: a retired key"},
+            },
+            description="a public key the server signs (or signed) logs with",
+        ),
+        "PublicKeys": _object({"keys": {"type": "array", "items": ref("PublicKey")}}),
         "TieStep": {
             "type": "object",
             "description": "one step of a tie: cards put down, reveals, random takes, who won",

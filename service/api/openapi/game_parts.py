@@ -414,9 +414,11 @@ def _pages(game: Game, p: str) -> dict[str, dict]:
                 "game": game_name,
                 "server_seed": {"type": ["string", "null"]},
                 "events": events,
+                "signature": {"anyOf": [ref("Signature"), {"type": "null"}]},
             },
-            ["format", "id", "game", "server_seed", "events"],
-            "a finished game in full: every event in clear with its opening, and the seed",
+            ["format", "id", "game", "server_seed", "events", "signature"],
+            "a finished game in full: every event in clear with its opening, the seed, and the"
+            " server's signature over its tip (null: the server has no signing key)",
         ),
     }
 

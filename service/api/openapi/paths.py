@@ -286,6 +286,47 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 parameters=[game],
             )
         },
+        "/v1/games/{game_id}/signature": {
+            "get": _op(
+                "signature",
+                "The server's signature over the game's tip: now in play, or as it ended.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "200": _json(ref("Signature"), "The signature of the log up to `version`."),
+                    **_problems(401, 403, 404, 409),
+                },
+                description="404 `unsigned`: the server has no signing key. 409 `tip_hidden`: "
+                "a game of fairness version 1 in play serves no hashes. The tip is the `hash` "
+                "every caller is served with the events, so the signature is the same for all.",
+                parameters=[game],
+            )
+        },
+        "/v1/keys": {
+            "get": _op(
+                "keys",
+                "Every public key the server signs or signed logs with (retired ones too).",
+                NOBODY,
+                {"200": _json(ref("PublicKeys"), "The keys, the current one last."), **_problems()},
+                tag="keys",
+            )
+        },
+        "/v1/keys/{kid}": {
+            "get": _op(
+                "key",
+                "One public key, by its id.",
+                NOBODY,
+                {"200": _json(ref("PublicKey"), "The key."), **_problems(404)},
+                parameters=[
+                    {
+                        "name": "kid",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "maxLength": 64},
+                    }
+                ],
+                tag="keys",
+            )
+        },
         "/v1/games/{game_id}/ties": {
             "get": _op(
                 "ties",
