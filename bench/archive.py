@@ -181,7 +181,8 @@ def bench_audits(redis_url: str, events: int) -> dict:
     out["ties_next_ms"] = _ms(lambda: fresh.ties(gid, None))
     out["verify_next_ms"] = _ms(lambda: fresh.verify(gid, None))
     out["ties_seat_ms"] = _ms(lambda: fresh.ties(gid, 0))
-    assert (fresh.ties(gid, 0), fresh.verify(gid, 0)) == _full(fresh, gid, 0)
+    # the kept audit equals a full one (the engine's verify adds the signature's verdict)
+    assert (fresh.ties(gid, 0), fresh.audits.verify(gid, 0)) == _full(fresh, gid, 0)
     jobs.run(run, limit=10**7)  # to its end
     out["finished_version"] = engine.load(gid)["version"]
     out["finished_full_ms"] = _ms(lambda: _full(engine, gid, None), 1)

@@ -25,6 +25,7 @@ from hypothesis.stateful import (
 )
 
 from service.api import create_app
+from service.core.plain import is_plain
 from service.core.registry import GAMES
 from service.core.state import fold
 from service.core.views import game_view
@@ -161,6 +162,8 @@ class Games(RuleBasedStateMachine):
             self.info[gid]["tokens"][r.json["seat"]] = r.json["token"]
             seats = self.view(gid, None)["seats"]
             assert seats[r.json["seat"]]["name"] == name  # unicode names stored intact
+        elif not is_plain(name):  # control characters are refused before the game is looked at
+            self.refused(gid, before, r, 400)
         else:
             self.refused(gid, before, r, 409)
         self.touched = gid
