@@ -16,6 +16,7 @@ import pytest
 import redis
 
 from service.api import create_app
+from service.cli.working import run
 from service.core.clocks import due_timers
 from service.core.game import add_seconds
 from service.engine import Engine
@@ -279,3 +280,35 @@ def test_the_worker_healthcheck_says_a_killed_worker_is_dead_within_ten_seconds(
         assert "no worker" in healthcheck(env).stderr
     finally:
         stop(worker)
+
+
+def test_a_job_the_lost_queue_cut_short_is_given_back_and_the_loop_goes_on():
+    """RQ pops a job from one of several queues and keeps no trace of it if its start then
+    fails: the queue went away between the pop and the start. The worker gives that job back
+    (into the outbox) instead of leaving it to the sweep, and its loop starts again."""
+
+    class Held:
+        id = "bots-g-71"
+
+    class Loop:
+        made = 0
+
+        def __init__(self) -> None:
+            Loop.made += 1
+            self.first = Loop.made == 1
+            self._stop_requested = False
+            self.holding = None
+
+        def work(self, burst: bool = False) -> None:
+            if self.first:  # took a job, then the queue went away under it
+                self.holding = Held()
+                raise redis.ConnectionError("the queue went away")
+            self._stop_requested = True  # the next loop runs until it is asked to stop
+
+    class Answers:
+        def ping(self) -> bool:
+            return True
+
+    given: list = []
+    run(Loop, Answers(), wait_s=0, give_back=given.append)
+    assert [job.id for job in given] == ["bots-g-71"] and Loop.made == 2

@@ -108,6 +108,10 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
             connection,
             burst=burst,
             liveness=liveness,
+            # a job cut short by the lost queue, into the outbox again (due at once)
+            give_back=lambda job: engine.dispatcher.enqueue(
+                job.func_name.rpartition(".")[2], tuple(job.args), job_id=job.id
+            ),
         )
     finally:
         import contextlib

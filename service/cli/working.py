@@ -4,7 +4,9 @@ the job queue going away.
 RQ's own loop retries a queue away only while it waits for a job; anywhere else (a heartbeat,
 a job's end, its start) a lost connection ends it and the worker exits. Here the loop starts
 again once the queue answers (asked every RECONNECT_S), in the same process: no supervisor is
-needed. A job cut short that way is done again (the sweep, or its outbox entry's lease).
+needed. A job the loop had taken from the queue but not finished is given back (into the
+store's outbox, which the pump hands to the queue again): RQ keeps no trace of a job popped
+from one of several queues whose start failed, so without this it would wait for the sweep.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 
 import redis
 from rq import SimpleWorker, Worker
+from rq.job import Job
 from rq.worker.base import StopRequested
 
 log = logging.getLogger("batayo.worker")
@@ -56,11 +59,16 @@ def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
                 liveness.tick()
             return super().heartbeat(*args, **kwargs)
 
+        holding = None  # the job taken from the queue and not finished yet
+
         def execute_job(self, job, queue):
             if liveness is not None:
                 liveness.tick("busy")
+            self.holding = job
             try:
-                return super().execute_job(job, queue)
+                done = super().execute_job(job, queue)
+                self.holding = None  # left set when the queue went away under it
+                return done
             finally:
                 if liveness is not None:
                     liveness.tick()
@@ -74,10 +82,11 @@ def run(
     burst: bool = False,
     liveness=None,
     wait_s: float = RECONNECT_S,
+    give_back: Callable[[Job], object] | None = None,
 ) -> None:
     """Run workers made by `make` until one stops on request (or, with `burst`, once): a loop
     that RQ ended on an error (the queue away, most often) starts again once the queue
-    answers."""
+    answers, and the job it held unfinished goes to `give_back`."""
     while True:
         worker = make()
         try:
@@ -86,6 +95,7 @@ def run(
             return
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("the job queue went away under the worker: %s", exc)
+        _give_back(worker, give_back)
         if burst or _asked(worker):
             return
         _drop(worker)
@@ -100,6 +110,17 @@ def run(
         if _asked(worker):
             return
         log.warning("the job queue answers again: the worker's loop starts again")
+
+
+def _give_back(worker: Worker, give_back: Callable[[Job], object] | None) -> None:
+    held = getattr(worker, "holding", None)
+    if held is None or give_back is None:
+        return
+    try:
+        give_back(held)
+        log.warning("the job %s cut short by the lost queue is given back", held.id)
+    except Exception:  # the store away too: the sweep restores the work
+        log.exception("the job %s cut short by the lost queue could not be given back", held.id)
 
 
 def _asked(worker: Worker) -> bool:
