@@ -48,14 +48,15 @@ Seconds = Annotated[float | None, BeforeValidator(_off_or_seconds)]
 CommaList = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_comma_list)]
 
 
-def _setting(env: str, default: Any, meaning: str, accepts: str, **bounds: Any) -> Any:
-    """A field read from the variable `env`; `accepts` says in words what the variable takes."""
+def _setting(
+    env: str, default: Any, meaning: str, accepts: str, shown: str | None = None, **bounds: Any
+) -> Any:
+    """A field read from the variable `env`; `accepts` says in words what the variable takes. A
+    callable `default` is worked out when the settings are read, and `shown` says it in words."""
+    extra = {"env": env, "accepts": accepts, **({"shown_default": shown} if shown else {})}
+    given = {"default_factory": default} if callable(default) else {"default": default}
     return Field(
-        default,
-        validation_alias=env,
-        description=meaning,
-        json_schema_extra={"env": env, "accepts": accepts},
-        **bounds,
+        **given, validation_alias=env, description=meaning, json_schema_extra=extra, **bounds
     )
 
 
@@ -100,15 +101,12 @@ class Settings(BaseSettings):
         "an integer of at least 1",
         ge=1,
     )
-    data_dir: Path = Field(
-        default_factory=_default_data_dir,
-        validation_alias="BATAYO_DATA_DIR",
-        description="The embedded store's folder, and the default archive's.",
-        json_schema_extra={
-            "env": "BATAYO_DATA_DIR",
-            "accepts": "a folder",
-            "shown_default": "~/.local/share/batayo",
-        },
+    data_dir: Path = _setting(
+        "BATAYO_DATA_DIR",
+        _default_data_dir,
+        "The embedded store's folder, and the default archive's.",
+        "a folder",
+        shown="~/.local/share/batayo",
     )
     test_games: bool = _setting(
         "BATAYO_TEST_GAMES",
@@ -200,7 +198,7 @@ class Settings(BaseSettings):
     )
     archive_after_s: Seconds = _setting(
         "BATAYO_ARCHIVE_AFTER_S",
-        24 * 3600.0,
+        24 * 3600.0,  # past the idempotency records' lifetime: a late retry finds its own answer
         "Finished games move out of Redis into the archive after this long; off: never.",
         "a number of seconds of at least 0, or off",
         ge=0,
@@ -257,16 +255,13 @@ class Settings(BaseSettings):
         "Where gunicorn (the production server) listens.",
         "HOST:PORT",
     )
-    web_concurrency: int = Field(
-        default_factory=lambda: os.cpu_count() or 1,
-        validation_alias="WEB_CONCURRENCY",
+    web_concurrency: int = _setting(
+        "WEB_CONCURRENCY",
+        lambda: os.cpu_count() or 1,
+        "gunicorn's worker processes.",
+        "an integer of at least 1",
+        shown="the number of cores",
         ge=1,
-        description="gunicorn's worker processes.",
-        json_schema_extra={
-            "env": "WEB_CONCURRENCY",
-            "accepts": "an integer of at least 1",
-            "shown_default": "the number of cores",
-        },
     )
     grace_s: float = _setting(
         "BATAYO_GRACE_S",

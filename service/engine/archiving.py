@@ -13,6 +13,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..settings import Settings
 from ..store.archive import ArchivedGame, ArchiveMismatch, encode
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("batayo.archive")
 BATCH = 100
-DEFAULT_AFTER_S = 24 * 3600  # past the idempotency records' lifetime: a late retry finds its own
+DEFAULT_AFTER_S: float = Settings.model_fields["archive_after_s"].default
 
 
 def ended_ms(state: dict) -> int:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
+from ..store.outbox import is_clock
+
 log = logging.getLogger(__name__)
 
 QUEUE = "batayo"  # bot moves, sweeps, audits
@@ -28,7 +30,7 @@ QUEUES = (CLOCKS_QUEUE, QUEUE)  # in the order a worker listens to them
 
 
 def queue_of(job: str) -> str:
-    return CLOCKS_QUEUE if job == "fire_timer" else QUEUE
+    return CLOCKS_QUEUE if is_clock(job) else QUEUE
 
 
 class Dispatcher(Protocol):
@@ -100,20 +102,6 @@ class RQDispatcher:
             "failure_ttl": FAILURE_TTL_S,
             "retry": Retry(max=3, interval=RETRY_INTERVALS),
         }
-
-    def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
-        """Into its queue now; with `at`, into RQ's own schedule (whole seconds, rounded up),
-        which only the pump serves: the service itself schedules through the outbox."""
-        from datetime import timedelta
-
-        queue, func, opts = self.queues[queue_of(job)], f"workers.jobs.{job}", self._options(job_id)
-        if at is None:
-            queue.enqueue(func, *args, **opts)
-            return
-        when = _when(at)
-        if when.microsecond:
-            when = when.replace(microsecond=0) + timedelta(seconds=1)
-        queue.enqueue_at(when, func, *args, **opts)
 
     def hand(self, jobs: Iterable[tuple[str, str, tuple]]) -> int:
         """Queue (job id, job, args) at once, each into its queue, in one round trip a queue."""
@@ -209,7 +197,7 @@ class InlineDispatcher:
 
     def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
         due = _when(at).timestamp() if at else time.time()
-        heap = self._clocks if job == "fire_timer" else self._others
+        heap = self._clocks if is_clock(job) else self._others
         with self._cv:
             self._count += 1
             heapq.heappush(heap, (due, self._count, job, args))

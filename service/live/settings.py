@@ -12,13 +12,17 @@ from ..settings import Settings
 FOLLOW_BLOCK_MS = 10_000
 
 
+def _default(name: str):
+    return Settings.model_fields[name].default
+
+
 @dataclass(frozen=True)
 class LiveSettings:
-    per_client: int = 32
-    per_process: int = 10_000
-    lifetime_s: float = 3600.0
-    keepalive_s: float = 15.0
-    backlog: int = 64
+    per_client: int = _default("streams_per_client")
+    per_process: int = _default("streams_max")
+    lifetime_s: float = _default("stream_lifetime_s")
+    keepalive_s: float = _default("stream_keepalive_s")
+    backlog: int = _default("stream_backlog")
     block_ms: int = FOLLOW_BLOCK_MS
 
     @classmethod

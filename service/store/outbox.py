@@ -89,8 +89,15 @@ return 1
 """
 
 
+CLOCK_JOB = "fire_timer"  # the job of a clock: it goes ahead of every other job
+
+
+def is_clock(job: str) -> bool:
+    return job == CLOCK_JOB
+
+
 def _set_of(job: str) -> str:
-    return CLOCKS if job == "fire_timer" else OTHERS
+    return CLOCKS if is_clock(job) else OTHERS
 
 
 class Outbox:
@@ -135,16 +142,6 @@ class Outbox:
 
     def holds(self, job_id: str) -> bool:
         return bool(self.redis.hexists(BODIES, job_id))
-
-    def pending(self) -> dict[str, int]:
-        """How many entries wait, clocks and others (due or not)."""
-        return {"clocks": self.redis.zcard(CLOCKS), "others": self.redis.zcard(OTHERS)}
-
-    def next_due(self) -> int | None:
-        """The earliest due time waiting (ms), if any."""
-        found = [self.redis.zrange(n, 0, 0, withscores=True) for n in (CLOCKS, OTHERS)]
-        times = [int(f[0][1]) for f in found if f]
-        return min(times) if times else None
 
 
 class Beats:
