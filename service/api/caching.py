@@ -24,6 +24,7 @@ from werkzeug.http import parse_etags
 
 from .http import ok
 from .problems import Problem
+from .schemas import whole_number
 
 IMMUTABLE_S = 365 * 24 * 3600
 
@@ -52,7 +53,6 @@ def read(body: Any, version: int, immutable: bool, **more: str) -> Response:
     return ok(body, **headers)
 
 
-_VERSION = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("²") raises
 _TAG = re.compile(r'^(W/)?"([\x21\x23-\x7e]*)"$|^([0-9]{1,15})$')
 
 
@@ -70,8 +70,8 @@ def if_match(header: str | None, current: Callable[[], int]) -> int | None:
             raise Problem(400, "invalid_request", 'If-Match takes entity tags: "12", "11", "12"')
         weak, tag, bare = match.groups()
         tag = bare or tag
-        if not weak and _VERSION.fullmatch(tag):
-            strong.add(int(tag))
+        if not weak and (version := whole_number(tag)) is not None:
+            strong.add(version)
     if len(strong) == 1:
         return strong.pop()
     if strong and (now := current()) in strong:

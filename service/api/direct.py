@@ -32,9 +32,9 @@ from .http import REFUSALS, checked_key, seat_for, short_body
 from .limits import COUNTED
 from .play import acted
 from .problems import Problem
+from .schemas import whole_number
 
 ROUTE = re.compile(r"/v1/games/([0-9a-f]{16})/actions")
-DIGITS = re.compile(r"[0-9]{1,15}")  # ASCII only: "²".isdigit() is true, int("²") raises
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]
@@ -102,9 +102,9 @@ class Direct:
         raw = environ.get("CONTENT_LENGTH", "")
         mimetype = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
         cors = self.app.config.get("CORS_ORIGINS") and "HTTP_ORIGIN" in environ
-        if not DIGITS.fullmatch(raw) or mimetype != "application/json" or cors:
+        length = whole_number(raw)
+        if length is None or mimetype != "application/json" or cors:
             return None
-        length = int(raw)
         limit = self.app.config["MAX_CONTENT_LENGTH"]
         return length if 0 < length <= limit else None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import (
@@ -16,6 +17,16 @@ from marshmallow import (
 from ..core import plain
 from ..core.cards import BadCard, parse_card
 from ..core.shapes import whole
+
+# A number written as text (a header, a query argument): ASCII digits only ("²".isdigit() is
+# true, and int("²") raises), at most 15 of them (a version, a length, a count).
+DIGITS = re.compile(r"[0-9]{1,15}")
+
+
+def whole_number(text: str) -> int | None:
+    """The number `text` writes, or None if it is not one (see DIGITS)."""
+    return int(text) if DIGITS.fullmatch(text) else None
+
 
 HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
 
@@ -147,8 +158,8 @@ def query_args(args: Any) -> dict:
     for k, v in args.items(multi=True) if hasattr(args, "items") else args:
         if k in out:
             raise ValidationError({k: ["given more than once"]})
-        # ASCII digits only: "²".isdigit() is true, int("²") is not a number
-        out[k] = int(v) if v.isascii() and v.isdigit() and len(v) <= 15 else v
+        number = whole_number(v)
+        out[k] = v if number is None else number
     return out
 
 

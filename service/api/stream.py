@@ -47,9 +47,9 @@ def stream(game_id: str) -> Response:
     after = q.get("after")
     last_id = request.headers.get("Last-Event-ID")
     if last_id is not None:
-        if not (last_id.isascii() and last_id.isdigit()) or len(last_id) > 15:
+        after = schemas.whole_number(last_id)
+        if after is None:
             raise Problem(400, "invalid_request", "Last-Event-ID must be an event version")
-        after = int(last_id)
     try:
         subscription = hub().open(
             state["id"], seat, after or 0, bool(q["view"]), request.remote_addr or ""
