@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -32,3 +33,13 @@ def utc_now() -> str:
     """Now, as `2026-01-01T00:00:05.000000Z` (UTC, microseconds)."""
     second, ns = divmod(time.time_ns(), 1_000_000_000)
     return f"{_DAY_TIME(second)}.{ns // 1000:06d}Z"
+
+
+def moment(at: str) -> datetime:
+    """An event time (`2026-01-01T00:00:05.000000Z`) as an aware datetime."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00"))
+
+
+def at_ms(at: str) -> int:
+    """An event time in milliseconds since the epoch."""
+    return int(moment(at).timestamp() * 1000)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
+from .clock import moment
 from .shapes import Action, Event, Shape
 
 T = TypeVar("T")
@@ -165,10 +167,8 @@ def left_out(cards: list[str], piles: list[list[str]]) -> list[str]:
 def add_seconds(at: str, seconds: float) -> str:
     """An event time (`2026-11-29T22:53:26.123456Z`) plus `seconds`, in the same format, so that
     times compare as strings. Pure: it reads no clock."""
-    from datetime import datetime, timedelta
-
-    moment = datetime.fromisoformat(at.replace("Z", "+00:00")) + timedelta(seconds=seconds)
-    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    later = moment(at) + timedelta(seconds=seconds)
+    return later.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 Seat = int

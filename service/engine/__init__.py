@@ -16,11 +16,11 @@ import secrets as _secrets
 import threading
 import time
 from collections import OrderedDict
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from ..core import bots, command, fairness, signing
-from ..core.clock import utc_now
+from ..core.clock import at_ms, moment, utc_now
 from ..core.game import RuleError
 from ..core.views import game_view, shown_event
 from ..store import STORE_DOWN, Conflict, Replayed, Store
@@ -268,7 +268,7 @@ class Engine:
         """A fresh server seed, committed before any client seed is chosen (FAIRNESS.md)."""
         seed = fairness.new_server_seed()
         ticket = _secrets.token_urlsafe(24)
-        expires = _moment(self.clock()) + timedelta(seconds=SEED_TICKET_TTL_S)
+        expires = moment(self.clock()) + timedelta(seconds=SEED_TICKET_TTL_S)
         expires_at = expires.isoformat(timespec="seconds").replace("+00:00", "Z")
         self.store.issue_ticket(ticket, seed.hex(), int(expires.timestamp()), SEED_TICKET_TTL_S)
         return {
@@ -278,7 +278,7 @@ class Engine:
         }
 
     def _ticket_seed(self, ticket: str) -> bytes:
-        status, seed = self.store.take_ticket(ticket, int(_moment(self.clock()).timestamp()))
+        status, seed = self.store.take_ticket(ticket, int(moment(self.clock()).timestamp()))
         if status == "unknown":
             raise RuleError("seed_ticket_unknown", "no such seed ticket", 400)
         if status == "used":
@@ -368,7 +368,7 @@ class Engine:
         game_id = prior["id"]
         state = self.load(game_id)
         created = self.all_events(game_id, 0, 1)[0]["data"]
-        created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+        created_ms = at_ms(state["created_at"])
         self._settle_created(game_id, state["game"], state, created_ms)
         self.scheduler.due(game_id)
         unsealed = {
@@ -408,7 +408,7 @@ class Engine:
         meta.update({f"token:{s}": tokens.digest(t) for s, t in planned.tokens.items()})
         if planned.fixed_id and self.store.archived(game_id) is not None:
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
-        created_ms = int(_moment(now).timestamp() * 1000)
+        created_ms = at_ms(now)
         # noted first, so that a create cut short after its script is finished by the sweep,
         # and so that the cap's check tells this game's held place from one of a game gone
         self.store.note_creating(game_id, created_ms)
@@ -446,12 +446,12 @@ class Engine:
         """Finish the creates cut short between their script and the index (the sweep's job):
         a game that was made is indexed with its status and its due work enqueued; a create that
         made nothing leaves the journal. Returns how many were settled."""
-        before_ms = int((_moment(self.clock()).timestamp() - older_than_s) * 1000)
+        before_ms = int((moment(self.clock()).timestamp() - older_than_s) * 1000)
         settled = 0
         for game_id in self.store.unsettled(before_ms):
             if self.store.exists(game_id):
                 state = self.load(game_id)
-                created_ms = int(_moment(state["created_at"]).timestamp() * 1000)
+                created_ms = at_ms(state["created_at"])
                 self._settle_created(game_id, state["game"], state, created_ms)
                 self.scheduler.due(game_id)
             else:
@@ -669,8 +669,3 @@ class Engine:
 def _client_digest(client: str) -> str:
     """A client's key in the store: a digest of its address (any text, fixed length)."""
     return hashlib.sha256(client.encode()).hexdigest()[:32]
-
-
-def _moment(at: str) -> datetime:
-    """An event time (ISO 8601, UTC) as a datetime."""
-    return datetime.fromisoformat(at.replace("Z", "+00:00"))

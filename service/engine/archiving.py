@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..core.clock import at_ms
 from ..settings import Settings
 from ..store.archive import ArchivedGame, ArchiveMismatch, encode
 
@@ -26,7 +26,7 @@ DEFAULT_AFTER_S: float = Settings.model_fields["archive_after_s"].default
 
 def ended_ms(state: dict) -> int:
     """When a finished game ended: the time of its last event, in epoch milliseconds."""
-    return int(datetime.fromisoformat(state["at"].replace("Z", "+00:00")).timestamp() * 1000)
+    return at_ms(state["at"])
 
 
 class Archiver:

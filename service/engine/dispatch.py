@@ -17,9 +17,9 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Protocol
 
+from ..core.clock import at_ms, moment
 from ..store.outbox import is_clock
 
 log = logging.getLogger(__name__)
@@ -38,15 +38,11 @@ class Dispatcher(Protocol):
         """Run `workers.jobs.<job>(*args)` soon, or at the ISO time `at`."""
 
 
-def _when(at: str) -> datetime:
-    return datetime.fromisoformat(at.replace("Z", "+00:00"))
-
-
 def due_ms(at: str | None, now: float | None = None) -> int:
     """A due time in milliseconds since the epoch: `at`'s, or now for a job due at once."""
     if at is None:
         return int((time.time() if now is None else now) * 1000)
-    return int(_when(at).timestamp() * 1000)
+    return at_ms(at)
 
 
 # a job that fails (the store briefly away) is tried again after 1, 5 and 15 s (the pump moves
@@ -196,7 +192,7 @@ class InlineDispatcher:
         self._thread.start()
 
     def enqueue(self, job: str, args: tuple, at: str | None = None, job_id: str | None = None):
-        due = _when(at).timestamp() if at else time.time()
+        due = moment(at).timestamp() if at else time.time()
         heap = self._clocks if is_clock(job) else self._others
         with self._cv:
             self._count += 1

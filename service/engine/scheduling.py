@@ -5,20 +5,16 @@ changes nothing that a sweep cannot restore."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core import bots
+from ..core.clock import at_ms
 from ..core.clocks import due_timers
 from ..core.game import add_seconds
 from ..core.state import awaited, bot_seats, game_of
 
 if TYPE_CHECKING:
     from . import Engine
-
-
-def _moment(at: str) -> datetime:
-    return datetime.fromisoformat(at.replace("Z", "+00:00"))
 
 
 def job_id(*parts: str) -> str:
@@ -130,7 +126,7 @@ class Scheduler:
             self.schedule(None, state)
             count += 1
         # finished games past their retention delay leave Redis for the archive
-        engine.archiver.run(int(_moment(engine.clock()).timestamp() * 1000))
+        engine.archiver.run(at_ms(engine.clock()))
         if again_in_s and self.dispatcher is not None:
             due = add_seconds(engine.clock(), again_in_s)
             if engine.store.claim_sweep(due, again_in_s):
