@@ -13,9 +13,7 @@ import hashlib
 import json
 import logging
 import secrets as _secrets
-import threading
 import time
-from collections import OrderedDict
 from datetime import timedelta
 from typing import Any
 
@@ -45,7 +43,6 @@ MAX_RETRIES = 50
 CREATE_CLAIM_TTL_S = 60
 CAP_SAMPLE = 20  # held games checked for an end when a client is at its cap
 SEED_TICKET_TTL_S = 15 * 60
-KEPT_SIGNATURES = 4096  # tips of games in play signed, kept per version in this process
 log = logging.getLogger("batayo.engine")
 
 
@@ -84,8 +81,6 @@ class Engine:
         self.archiver = Archiver(self)
         self.turns = Turns()
         self.keys: Keyring | None = None  # the deployment's signing key (None: logs unsigned)
-        self._signed: OrderedDict[tuple[str, int, str], dict] = OrderedDict()
-        self._signed_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -174,20 +169,7 @@ class Engine:
 
     def sign_tip(self, game_id: str, state: dict) -> dict | None:
         keys = self.keys
-        if keys is None:
-            return None
-        name = (game_id, state["version"], keys.kid)
-        with self._signed_lock:
-            found = self._signed.get(name)
-            if found is not None:
-                self._signed.move_to_end(name)
-                return found
-        found = keys.sign(game_id, state["version"], state["hash"])
-        with self._signed_lock:
-            self._signed[name] = found
-            while len(self._signed) > KEPT_SIGNATURES:
-                self._signed.popitem(last=False)
-        return found
+        return None if keys is None else keys.sign(game_id, state["version"], state["hash"])
 
     def hint(self, game_id: str, seat: int) -> dict | None:
         state = self.load(game_id)

@@ -12,14 +12,19 @@ import contextlib
 import fcntl
 import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..core import signing
+
+KEPT_SIGNATURES = 4096  # tips signed, kept in this process (a game in play's, per version)
 
 
 @dataclass
@@ -28,8 +33,10 @@ class Keyring:
 
     private: Ed25519PrivateKey
     retired: dict[str, Ed25519PublicKey] = field(default_factory=dict)
+    _kept: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    @property
+    @cached_property
     def kid(self) -> str:
         return signing.key_id(self.private.public_key())
 
@@ -38,7 +45,20 @@ class Keyring:
         return {**self.retired, self.kid: self.private.public_key()}
 
     def sign(self, game_id: str, version: int, tip: str) -> dict:
-        return signing.sign(self.private, game_id, version, tip)
+        """The signature of this tip, made once and kept (every caller of a game in play asks
+        for the same one until its next event)."""
+        name = (game_id, version, tip)
+        with self._lock:
+            found = self._kept.get(name)
+            if found is not None:
+                self._kept.move_to_end(name)
+                return found
+        found = signing.sign(self.private, game_id, version, tip)
+        with self._lock:
+            self._kept[name] = found
+            while len(self._kept) > KEPT_SIGNATURES:
+                self._kept.popitem(last=False)
+        return found
 
 
 def retired_path(path: Path) -> Path:
