@@ -14,14 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.core import command, fairness
+from service.core import fairness
 from service.core.chain import GENESIS, canonical, event_hash
-from service.core.options import resolve_options
-from service.core.registry import GAMES
 from service.core.state import awaited, fold, legal_actions
 from service.core.verify import verify
 from service.sim.table import Table
 from tests.support import page
+from tests.support.helpers import stored_v1_batak
 
 T0 = "2026-01-01T00:00:00.000000Z"
 
@@ -351,13 +350,8 @@ def test_a_version_1_game_in_play_goes_on_as_version_1_and_hides_its_hashes(svc)
     """A game stored before version 2 keeps writing version 1 until it ends; while it runs its
     events are served without `hash` and `prev` (they hash the clear values) and each hidden
     value is null; once it ends it verifies as version 1 did."""
-    gid, seed = "00000000000000aa", b"1" * 32
-    options = resolve_options(GAMES["batak"], {"deals": 3})
-    seats = [{"seat": i, "name": f"p{i}"} for i in range(4)]
-    cmd = command.create(gid, "batak", options, seats, seed, T0, test=False, fairness_version=1)
-    svc.engine.store.set_meta(gid, {"seed": seed.hex(), "game": "batak"})
-    svc.engine.store.append(gid, 0, cmd.events)
-    assert svc.engine.load(gid)["fairness"] == 1
+    gid = "00000000000000aa"
+    assert stored_v1_batak(svc.engine, gid, T0)["fairness"] == 1
     checked = False
     while (state := svc.engine.load(gid))["status"] == "playing":
         seat = awaited(state)[0]

@@ -60,6 +60,15 @@ def created(client, **extra) -> dict:
     return r.get_json()
 
 
+def seated(direct_path: bool = True):
+    """An app with a new game: (engine, test client, game id, seat 0's token, its version)."""
+    engine, app = make(direct_path=direct_path)
+    c = app.test_client()
+    game = created(c)
+    gid = game["id"]
+    return engine, c, gid, game["seats"][0]["token"], engine.store.version(gid)
+
+
 def is_problem(r) -> bool:
     body = r.get_json(silent=True)
     return r.mimetype == "application/problem+json" and isinstance(body, dict) and "code" in body
@@ -120,11 +129,7 @@ def test_tokens_parse_only_ascii_seats(digit):
 
 @pytest.mark.parametrize("digit", ["²", "1²", "①"])
 def test_a_content_length_of_not_ascii_digits_is_never_a_500(digit):
-    engine, app = make()
-    c = app.test_client()
-    game = created(c)
-    gid, token = game["id"], game["seats"][0]["token"]
-    before = engine.store.version(gid)
+    engine, c, gid, token, before = seated()
     environ = {"CONTENT_LENGTH": digit, "CONTENT_TYPE": "application/json"}
     r = c.post(
         f"/v1/games/{gid}/actions",
@@ -138,11 +143,7 @@ def test_a_content_length_of_not_ascii_digits_is_never_a_500(digit):
 
 @pytest.mark.parametrize("digit", ["²", "1²", "①"])
 def test_if_match_and_last_event_id_of_not_ascii_digits_are_400(digit):
-    engine, app = make()
-    c = app.test_client()
-    game = created(c)
-    gid, token = game["id"], game["seats"][0]["token"]
-    before = engine.store.version(gid)
+    engine, c, gid, token, before = seated()
     r = c.post(
         f"/v1/games/{gid}/actions",
         json={"type": "flip"},
@@ -200,11 +201,7 @@ def wsgi_call(app, environ) -> tuple[str, list, bytes]:
     ids=["whole_json_but_short", "empty", "cut", "raises"],
 )
 def test_an_action_shorter_than_its_content_length_is_a_400(direct_path, body):
-    engine, app = make(direct_path=direct_path)
-    c = app.test_client()
-    game = created(c)
-    gid, token = game["id"], game["seats"][0]["token"]
-    before = engine.store.version(gid)
+    engine, c, gid, token, before = seated(direct_path)
     environ = EnvironBuilder(
         path=f"/v1/games/{gid}/actions",
         method="POST",
@@ -212,7 +209,7 @@ def test_an_action_shorter_than_its_content_length_is_a_400(direct_path, body):
     ).get_environ()
     environ["CONTENT_LENGTH"] = "100"
     environ["wsgi.input"] = Raising() if body == "raises" else io.BytesIO(body)
-    status, headers, answer = wsgi_call(app, environ)
+    status, headers, answer = wsgi_call(c.application, environ)
     assert status.startswith("400"), (status, answer)
     assert dict(headers)["Content-Type"] == "application/problem+json"
     problem = json.loads(answer)

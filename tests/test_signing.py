@@ -17,10 +17,8 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.cli import main
-from service.core import command, signing
+from service.core import signing
 from service.core.chain import event_hash
-from service.core.options import resolve_options
-from service.core.registry import GAMES
 from service.core.state import awaited, legal_actions
 from service.core.verify import verify
 from service.engine import Engine, keys
@@ -29,6 +27,7 @@ from service.sim.table import Table
 from service.store import Store
 from service.store.archive import Archive
 from tests.support import page
+from tests.support.helpers import stored_v1_batak
 from tests.support.service import Service
 
 T0 = "2026-01-01T00:00:00.000000Z"
@@ -206,13 +205,8 @@ def test_a_game_in_play_is_signed_at_its_version_with_the_tip_every_caller_sees(
 
 
 def test_a_version_1_game_in_play_has_no_signature_its_hashes_are_hidden(signed):
-    gid, seed = "00000000000000ab", b"1" * 32
-    options = resolve_options(GAMES["batak"], {"deals": 3})
-    seats = [{"seat": i, "name": f"p{i}"} for i in range(4)]
-    cmd = command.create(gid, "batak", options, seats, seed, T0, test=False, fairness_version=1)
-    signed.engine.store.set_meta(gid, {"seed": seed.hex(), "game": "batak"})
-    signed.engine.store.append(gid, 0, cmd.events)
-    state = signed.engine.load(gid)
+    gid = "00000000000000ab"
+    state = stored_v1_batak(signed.engine, gid, T0)
     seat = awaited(state)[0]
     signed.engine.act(gid, seat, legal_actions(state, seat)[0])
     answer = signed.client.get(f"/v1/games/{gid}/signature")

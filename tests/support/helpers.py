@@ -85,3 +85,19 @@ def events_of(n: int, start: int = 1) -> list[dict]:
         out.append(seal(v, "x", "t", "server", {"i": v}, prev))
         prev = out[-1]["hash"]
     return out
+
+
+def stored_v1_batak(engine, game_id: str, at: str = "2026-01-01T00:00:00.000000Z") -> dict:
+    """A Batak game of fairness version 1 stored as a service before version 2 wrote it (three
+    deals, four humans), just created: its state."""
+    from service.core import command
+    from service.core.options import resolve_options
+    from service.core.registry import GAMES
+
+    seed = b"1" * 32
+    options = resolve_options(GAMES["batak"], {"deals": 3})
+    seats = [{"seat": i, "name": f"p{i}"} for i in range(4)]
+    cmd = command.create(game_id, "batak", options, seats, seed, at, test=False, fairness_version=1)
+    engine.store.set_meta(game_id, {"seed": seed.hex(), "game": "batak"})
+    engine.store.append(game_id, 0, cmd.events)
+    return engine.load(game_id)
