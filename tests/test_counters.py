@@ -42,3 +42,41 @@ def test_a_refused_write_keeps_the_counts_for_the_next():
     tally.add({"actions": 1}, "g2")
     tally.flush()
     assert total(tally.client)["actions"] == 3
+
+
+class FailingOnce:
+    """A client whose write to one shard fails once while the other shards' writes land, as a
+    cluster pipeline does when one node drops out halfway."""
+
+    def __init__(self, client, shard_name: str) -> None:
+        self.client, self.shard_name, self.failed = client, shard_name, False
+
+    def pipeline(self, transaction: bool = False):
+        real, outer = self.client.pipeline(transaction=transaction), self
+
+        class Pipe:
+            def hincrby(self, name, field, n):
+                if name == outer.shard_name and not outer.failed:
+                    outer.failed = True
+                    raise redis.ConnectionError("node away")
+                real.hincrby(name, field, n)
+
+            def execute(self):
+                return real.execute()
+
+        return Pipe()
+
+
+def test_a_write_that_fails_on_one_shard_rewrites_only_that_shard():
+    """Counts that landed are not sent again: a retry of every shard would count them twice."""
+    from service.store.counters import shard
+
+    client = fakeredis.FakeRedis()
+    tally = Tally(FailingOnce(client, shard("g1")), every_s=3600)
+    games = [f"g{n}" for n in range(1, 30)]
+    for game in games:
+        tally.add({"actions": 1}, game)
+    tally.flush()  # g1's shard refused, the others written
+    assert total(client)["actions"] < len(games)
+    tally.flush()
+    assert total(client)["actions"] == len(games)

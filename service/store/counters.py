@@ -54,6 +54,7 @@ class Tally:
         self.client = client
         self.every_s = every_s
         self._lock = threading.Lock()
+        self._writing = threading.Lock()
         self._pending: dict[str, dict[str, int]] = {}
         self._armed = False
         _TALLIES.add(self)
@@ -74,26 +75,33 @@ class Tally:
         timer.start()
 
     def flush(self) -> None:
-        """Write what is pending (kept for the next try if Redis does not answer)."""
-        with self._lock:
-            pending, self._pending, self._armed = self._pending, {}, False
-        if not pending:
-            return
-        try:
-            pipe = self.client.pipeline(transaction=False)
-            for name, fields in pending.items():
-                for field, n in fields.items():
-                    pipe.hincrby(name, field, n)
-            pipe.execute()
-        except Exception as exc:  # a Redis away, or a client closed under it
-            # kept, and written with the next counts (no timer of its own: a store whose
-            # Redis is gone for good does not retry forever)
-            log.warning("counters not written, kept for the next write: %s", exc)
+        """Write what is pending, one shard at a time (a shard that fails is kept for the next try).
+
+        One flush at a time: two threads sharing a cluster client's pipelines race inside
+        redis-py, and a pipeline that fails halfway over several nodes cannot say which counts
+        landed. Each shard is one key, so its write is one transaction that lands whole or not.
+        """
+        with self._writing:
             with self._lock:
-                for name, fields in pending.items():
-                    into = self._pending.setdefault(name, {})
+                pending, self._pending, self._armed = self._pending, {}, False
+            failed: dict[str, dict[str, int]] = {}
+            for name, fields in pending.items():
+                try:
+                    pipe = self.client.pipeline(transaction=True)
                     for field, n in fields.items():
-                        into[field] = into.get(field, 0) + n
+                        pipe.hincrby(name, field, n)
+                    pipe.execute()
+                except Exception as exc:  # a Redis away, or a client closed under it
+                    log.warning("counters not written, kept for the next write: %s", exc)
+                    failed[name] = fields
+            if failed:
+                # kept, and written with the next counts (no timer of its own: a store whose
+                # Redis is gone for good does not retry forever)
+                with self._lock:
+                    for name, fields in failed.items():
+                        into = self._pending.setdefault(name, {})
+                        for field, n in fields.items():
+                            into[field] = into.get(field, 0) + n
 
 
 _TALLIES: weakref.WeakSet[Tally] = weakref.WeakSet()
