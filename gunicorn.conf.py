@@ -10,15 +10,29 @@ of its streams (service/live).
 import contextlib
 import signal
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
-from service.settings import SettingsError, current
+from service.settings import SettingsError, current, share_metrics
 
 try:
     _settings = current()  # the settings checked once, before any worker starts
 except SettingsError as exc:
     sys.exit(f"batayo: {exc}")
 bind = _settings.bind
+
+
+def _metrics_folder() -> Path:
+    """The workers' metrics files (prometheus_client's multiprocess mode), so that each one's
+    /metrics adds up every worker of this server: emptied, since the counts start again."""
+    folder = _settings.metrics_dir or Path(tempfile.mkdtemp(prefix="batayo-metrics-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):
+        stale.unlink()
+    return folder
+
+
 workers = _settings.web_concurrency
 # gevent's own HTTP server inside gunicorn's gevent worker: it writes an answer's headers and
 # body in one send (gunicorn's parser sends them apart), and service.wsgi_io makes that one
@@ -37,8 +51,11 @@ control_socket_disable = True
 
 
 def on_starting(server):
-    """Every stream is a socket: the most open files the system allows (workers inherit it)."""
+    """Every stream is a socket: the most open files the system allows (workers inherit it);
+    and the metrics folder, which every worker inherits too."""
     import resource
+
+    share_metrics(_metrics_folder())
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -65,3 +82,10 @@ def post_worker_init(worker):
             threading.Thread(target=shutdown_all, daemon=True).start()
 
     signal.signal(signal.SIGTERM, on_term)
+
+
+def child_exit(server, worker):
+    """A worker that stopped: its counts stay in the sums, its live gauges leave them."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

@@ -263,6 +263,22 @@ class Settings(BaseSettings):
         shown="the number of cores",
         ge=1,
     )
+    metrics_dir: Path | None = _setting(
+        "BATAYO_METRICS_DIR",
+        None,
+        "Where gunicorn's worker processes keep their metrics, so each one's /metrics shows the "
+        "sum of all of them (prometheus_client's multiprocess mode; emptied at start).",
+        "a folder path",
+        shown="a new temporary folder for each start of gunicorn",
+    )
+    worker_metrics_port: int = _setting(
+        "BATAYO_WORKER_METRICS_PORT",
+        0,
+        "The port where `batayo worker` serves what it did in Prometheus' format; 0: none.",
+        "a port number, or 0 for none",
+        ge=0,
+        le=65535,
+    )
     grace_s: float = _setting(
         "BATAYO_GRACE_S",
         3.0,
@@ -429,6 +445,18 @@ def markdown() -> str:
     for row in described(defaults):
         lines.append(f"| `{row.env}` | {row.default} | {row.accepts} | {row.meaning} |")
     return "\n".join(lines) + "\n"
+
+
+def share_metrics(folder: Path) -> None:
+    """Before gunicorn starts its worker processes: their metrics go to files in `folder`
+    (prometheus_client reads the variable when it is first imported, in each worker)."""
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+
+
+def shared_metrics() -> Path | None:
+    """The folder this process shares its metrics in with its siblings, if it does."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    return Path(folder) if folder else None
 
 
 def unbuffered() -> None:

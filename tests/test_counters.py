@@ -1,4 +1,4 @@
-"""The /metrics counters (service/store/counters.py): an append adds its counts in memory, and
+"""The service totals (service/store/counters.py, `/metrics/service`): an append adds its counts in memory, and
 the process writes them in one round trip within a second, before any read of the totals, and
 at exit; a write Redis refuses keeps them for the next."""
 

@@ -31,7 +31,7 @@ from tests.support import toy
 from tests.support.client import SPEC
 
 ROOT = Path(__file__).resolve().parent.parent
-API_ROOT_ROUTES = {"/healthz", "/readyz", "/metrics", "/openapi.json"}
+API_ROOT_ROUTES = {"/healthz", "/readyz", "/metrics", "/metrics/service", "/openapi.json"}
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -48,12 +49,14 @@ class Direct:
         self.limits = app.extensions["batayo.limits"]
         # the request metric's series for an answered action, looked up once
         self.answered = app.extensions["batayo.requests"].labels("POST", RULE, "200")
+        self.took = app.extensions["batayo.durations"].labels("POST", RULE)
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         match = environ["REQUEST_METHOD"] == "POST" and ROUTE.fullmatch(environ["PATH_INFO"])
         length = self._length(environ) if match else None
         if length is None:
             return self.flask(environ, start_response)
+        started = time.perf_counter()
         try:
             raw = environ["wsgi.input"].read(length)
         except (OSError, ValueError):  # the client went away mid-body (gevent raises)
@@ -94,6 +97,7 @@ class Direct:
             headers.append(("Content-Encoding", coding))
         headers += rate.items()
         self.answered.inc()
+        self.took.observe(time.perf_counter() - started)
         start_response("200 OK", headers)
         return [body]
 

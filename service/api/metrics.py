@@ -1,33 +1,42 @@
-"""`GET /metrics` in Prometheus' text format.
+"""Prometheus metrics, by Prometheus' conventions: counters count what this process did and only
+grow, so summing the processes gives the service; figures of the whole service are read once.
 
-Requests are counted in this process. Work done anywhere (events appended, bot moves, clocks
-fired) is counted in Redis by whichever process did it, and read at scrape time with the
-games by status and RQ's job registries, so one scrape of any API process sees the service.
+- `GET /metrics`: what this process did (requests, their durations, events appended, actions,
+  bot moves, clocks fired, games created). Under gunicorn the worker processes share their
+  values through prometheus_client's multiprocess mode, so any worker answers for the whole
+  container. Scrape each container directly, never through the load balancer.
+- `GET /metrics/service`: the service's figures, the same from every process: games by status
+  and RQ jobs by state (gauges), and the totals every process has added to Redis. Scrape it
+  once (through the balancer is fine).
 """
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, generate_latest
+import time
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from redis.exceptions import RedisError
 
 from ..engine import Engine
+from ..settings import shared_metrics
+from ..store import counters
 
-_COUNTERS = {
-    "events_appended": "Events appended to game streams",
-    "actions": "Actions applied (by seats, bots and clocks)",
-    "bot_moves": "Moves played by bots",
-    "timers_fired": "Clocks that ran out and acted (move clocks and game clocks)",
-    "games_created": "Games created",
-}
-
-
-# The request metric's labels take only values from fixed sets, whatever a client sends: a
+# The request metrics' labels take only values from fixed sets, whatever a client sends: a
 # series lives for good, so a label of the client's text (a made-up method, a path) would let
 # anyone grow /metrics without end. A route is its rule's template, never the path.
 METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"})
 OTHER_METHOD = "other"
 UNMATCHED = "unmatched"  # the route of a request no rule matched
+DURATIONS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
 def method_label(method: str) -> str:
@@ -35,49 +44,102 @@ def method_label(method: str) -> str:
 
 
 class ServiceCollector:
-    """Service-wide figures read from Redis at scrape time."""
+    """The service's figures, read from Redis at scrape time."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
     def collect(self):
         store = self.engine.store
-        counters = store.counters()
-        for name, doc in _COUNTERS.items():
-            family = CounterMetricFamily(f"batayo_{name}", doc)
-            family.add_metric([], counters.get(name, 0))
+        totals = store.counters()
+        for name, doc in counters.NAMES.items():
+            family = CounterMetricFamily(f"batayo_service_{name}", f"{doc}, by every process")
+            family.add_metric([], totals.get(name, 0))
             yield family
         games = GaugeMetricFamily("batayo_games", "Games by status", labels=["status"])
         for status, n in sorted(store.status_counts().items()):
             games.add_metric([status], n)
         yield games
-        queue = getattr(self.engine.dispatcher, "queue", None)
-        if queue is not None:
-            jobs = GaugeMetricFamily("batayo_jobs", "RQ jobs by state", labels=["state"])
-            jobs.add_metric(["queued"], queue.count)
-            jobs.add_metric(["scheduled"], queue.scheduled_job_registry.count)
-            jobs.add_metric(["started"], queue.started_job_registry.count)
-            jobs.add_metric(["finished"], queue.finished_job_registry.count)
-            jobs.add_metric(["failed"], queue.failed_job_registry.count)
-            yield jobs
+        outbox = getattr(self.engine.dispatcher, "outbox", None)
+        if outbox is not None:
+            waiting = GaugeMetricFamily(
+                "batayo_outbox_jobs",
+                "Jobs due, waiting in the store for the queue",
+                labels=["kind"],
+            )
+            for kind, n in outbox.waiting().items():
+                waiting.add_metric([kind], n)
+            yield waiting
+        rq = getattr(self.engine.dispatcher, "queue", None)
+        if rq is not None:
+            yield from _jobs(rq)
+
+
+def _jobs(rq) -> list:
+    """RQ's jobs by queue and state, and whether the queue answers (an outage is a figure)."""
+    up = GaugeMetricFamily("batayo_queue_up", "Whether the job queue answers (1) or not (0)")
+    jobs = GaugeMetricFamily("batayo_jobs", "RQ jobs by queue and state", labels=["queue", "state"])
+    try:
+        for name, queue in rq.queues.items():
+            jobs.add_metric([name, "queued"], queue.count)
+            jobs.add_metric([name, "scheduled"], queue.scheduled_job_registry.count)
+            jobs.add_metric([name, "started"], queue.started_job_registry.count)
+            jobs.add_metric([name, "failed"], queue.failed_job_registry.count)
+    except RedisError:
+        up.add_metric([], 0)
+        return [up]
+    up.add_metric([], 1)
+    return [up, jobs]
+
+
+def this_process(own: CollectorRegistry) -> bytes:
+    """What this process did (with `own`, the app's request metrics), or under gunicorn what
+    every worker process of the container did."""
+    folder = shared_metrics()
+    if folder is not None:
+        summed = CollectorRegistry()
+        multiprocess.MultiProcessCollector(summed, path=str(folder))
+        return generate_latest(summed)
+    return generate_latest(own) + generate_latest(counters.PROCESS)
 
 
 def install(app: Flask, engine: Engine) -> None:
-    registry = CollectorRegistry()
+    own = CollectorRegistry()
     requests = Counter(
-        "batayo_http_requests", "HTTP requests", ["method", "route", "status"], registry=registry
+        "batayo_http_requests", "HTTP requests", ["method", "route", "status"], registry=own
     )
-    registry.register(ServiceCollector(engine))
+    durations = Histogram(
+        "batayo_http_request_duration_seconds",
+        "Time to answer a request (to its first byte, for a stream)",
+        ["method", "route"],
+        buckets=DURATIONS,
+        registry=own,
+    )
+    service = CollectorRegistry()
+    service.register(ServiceCollector(engine))
 
     app.extensions["batayo.requests"] = requests  # the direct path counts its answers too
+    app.extensions["batayo.durations"] = durations
+
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
 
     @app.after_request
     def _count(response: Response) -> Response:
         route = request.url_rule.rule if request.url_rule else UNMATCHED
-        requests.labels(method_label(request.method), route, str(response.status_code)).inc()
+        method = method_label(request.method)
+        requests.labels(method, route, str(response.status_code)).inc()
+        started = g.get("started")
+        if started is not None:
+            durations.labels(method, route).observe(time.perf_counter() - started)
         return response
 
     @app.get("/metrics")
     def metrics() -> Response:
         # content_type, not mimetype: Flask would add a second charset to Prometheus' own
-        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+        return Response(this_process(own), content_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/metrics/service")
+    def service_metrics() -> Response:
+        return Response(generate_latest(service), content_type=CONTENT_TYPE_LATEST)

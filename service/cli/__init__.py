@@ -90,6 +90,8 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
         engine = jobs.engine()  # the store's settings checked now, not at the first job
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
+    if settings.worker_metrics_port:
+        _serve_metrics(settings.worker_metrics_port)
     every = settings.sweep_every_s
     engine.dispatcher.enqueue("sweep", (every,))  # restore lost work, then every minute
     queue = RQDispatcher(connection)
@@ -118,6 +120,19 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
 
         with contextlib.suppress(Exception):  # the store away: the beats go stale by themselves
             mover.forget()
+
+
+def _serve_metrics(port: int) -> None:
+    """What this worker did (bot moves, clocks, events appended), for Prometheus to scrape."""
+    from prometheus_client import start_http_server
+
+    from ..store.counters import PROCESS
+
+    try:
+        start_http_server(port, registry=PROCESS)
+    except OSError as exc:
+        raise click.ClickException(f"the metrics port {port}: {exc}") from None
+    click.echo(f"batayo: this worker's metrics on port {port} (/metrics)")
 
 
 # RQ's own record of a worker lives this long without a heartbeat (RQ's tools read it); the

@@ -1,4 +1,6 @@
-"""The service-wide counters that /metrics shows, sharded so no one key takes every append.
+"""What the service counts (events appended, actions, bot moves, clocks fired, games created),
+twice: what this process did (Prometheus counters, `/metrics`), and the service's totals kept in
+Redis (`/metrics/service`), sharded so no one key takes every append.
 
 A process adds its counts in memory and writes them in one round trip within a second (and
 before every read of the totals, and at exit): an append pays no round trip for its counters.
@@ -19,7 +21,22 @@ import threading
 import weakref
 import zlib
 
+from prometheus_client import CollectorRegistry, Counter
+
 log = logging.getLogger(__name__)
+
+NAMES = {
+    "events_appended": "Events appended to game streams",
+    "actions": "Actions applied (by seats, bots and clocks)",
+    "bot_moves": "Moves played by bots",
+    "timers_fired": "Clocks that ran out and acted (move clocks and game clocks)",
+    "games_created": "Games created",
+}
+
+# what this process did, whichever of its stores did it (the API's and its embedded worker's);
+# in prometheus_client's multiprocess mode the values live in its files, summed per container
+PROCESS = CollectorRegistry()
+_DONE = {name: Counter(f"batayo_{name}", doc, registry=PROCESS) for name, doc in NAMES.items()}
 
 SHARDS = 16
 LEGACY = "metrics"
@@ -62,6 +79,9 @@ class Tally:
     def add(self, increments: dict[str, int], game_id: str | None = None) -> None:
         if not increments:
             return
+        for field, n in increments.items():
+            if field in _DONE:
+                _DONE[field].inc(n)
         name = shard(game_id)
         with self._lock:
             into = self._pending.setdefault(name, {})

@@ -143,6 +143,10 @@ class Outbox:
     def holds(self, job_id: str) -> bool:
         return bool(self.redis.hexists(BODIES, job_id))
 
+    def waiting(self) -> dict[str, int]:
+        """How many jobs wait to be handed to the queue: clocks, and the others."""
+        return {"clocks": int(self.redis.zcard(CLOCKS)), "others": int(self.redis.zcard(OTHERS))}
+
 
 class Beats:
     """Each worker process's heartbeats: a field `host|pid|part` (`loop`: its RQ loop, `pump`:

@@ -132,7 +132,24 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
         "/metrics": {
             "get": _op(
                 "metrics",
-                "Prometheus metrics: requests, events appended, bot moves, clocks, games, jobs.",
+                "What this server did, in Prometheus' format: requests and their durations, "
+                "events appended, actions, bot moves, clocks fired, games created (counters of "
+                "this process, or of every worker process of this container).",
+                NOBODY,
+                {
+                    "200": {
+                        "description": "The Prometheus text format (version 0.0.4).",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    }
+                },
+                **health,
+            )
+        },
+        "/metrics/service": {
+            "get": _op(
+                "serviceMetrics",
+                "The whole service's figures, the same from every server: games by status and "
+                "jobs by state (gauges), and the totals of every process's counters.",
                 NOBODY,
                 {
                     "200": {
