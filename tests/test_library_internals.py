@@ -1,0 +1,89 @@
+"""The library internals the service relies on (listed in docs/architecture.md, "Library
+internals"), checked to be where the service expects them: a library upgrade that moves one
+fails here, naming the module that uses it, before it fails in production. pyproject.toml bounds
+each of these libraries above the versions checked."""
+
+from __future__ import annotations
+
+import _socket
+import inspect
+
+import pytest
+
+
+def test_redis_connections_keep_their_socket_and_hiredis_reader():
+    """service/store/clients.py `Connection`: `_sock` (the connected socket) and the hiredis
+    parser's `_reader` with `has_data()`, read by its `can_read` and `send_packed_command`."""
+    import redis
+
+    conn = redis.Connection()
+    assert hasattr(conn, "_sock"), "redis.Connection._sock moved: see service/store/clients.py"
+    assert hasattr(conn, "_parser"), "redis.Connection._parser moved: service/store/clients.py"
+    from redis._parsers import _HiredisParser
+
+    assert "_reader" in inspect.getsource(_HiredisParser.on_connect), (
+        "hiredis parser's _reader moved: see service/store/clients.py"
+    )
+    import hiredis
+
+    assert callable(getattr(hiredis.Reader(), "has_data", None))
+    params = inspect.signature(redis.Connection.send_packed_command).parameters
+    assert list(params)[:3] == ["self", "command", "check_health"], (
+        "redis.Connection.send_packed_command changed: see service/store/clients.py"
+    )
+
+
+def test_gevent_sockets_wrap_the_system_socket_as_sock():
+    """service/store/clients.py and service/wsgi_io.py send once on `gevent socket._sock`."""
+    from gevent import socket as gsocket
+
+    a, b = gsocket.socketpair()
+    try:
+        assert isinstance(getattr(a, "_sock", None), _socket.socket), (
+            "gevent's socket no longer wraps the system socket as _sock: see service/wsgi_io.py"
+        )
+    finally:
+        a.close()
+        b.close()
+
+
+def test_gevent_pywsgi_handler_sends_through_sendall():
+    """service/wsgi_io.py `OneSend` overrides `WSGIHandler._sendall(data)` and
+    `finalize_headers`, and reads `provided_date`, `response_headers`, `response_length`."""
+    from gevent import pywsgi
+
+    assert list(inspect.signature(pywsgi.WSGIHandler._sendall).parameters) == ["self", "data"]
+    source = inspect.getsource(pywsgi.WSGIHandler)
+    for name in ("provided_date", "response_headers", "response_length", "def finalize_headers"):
+        assert name in source, f"gevent.pywsgi.WSGIHandler lost {name}: see service/wsgi_io.py"
+
+
+def test_gunicorns_gevent_worker_and_handler_are_where_wsgi_io_takes_them():
+    """service/wsgi_io.py subclasses gunicorn's `GeventPyWSGIWorker` (its `wsgi_handler`) and
+    `PyWSGIHandler` (its `log_request`)."""
+    from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
+
+    assert hasattr(GeventPyWSGIWorker, "wsgi_handler")
+    assert callable(getattr(PyWSGIHandler, "log_request", None))
+
+
+def test_rq_queues_enqueue_a_fetched_job_on_a_pipeline():
+    """service/engine/dispatch.py `move_retries` puts RQ's due retries back into their queue
+    with `Queue._enqueue_job(job, pipeline=...)` (RQ's scheduler's own call)."""
+    from rq import Queue
+
+    method = getattr(Queue, "_enqueue_job", None)
+    assert method is not None, "rq.Queue._enqueue_job moved: see service/engine/dispatch.py"
+    assert "pipeline" in inspect.signature(method).parameters
+
+
+@pytest.mark.parametrize("name", ["redis", "gevent", "gunicorn", "rq", "hiredis"])
+def test_each_library_whose_internals_are_used_is_bounded_above(name):
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    declared = [
+        d for d in project["project"]["dependencies"] if d.split("[")[0].split(">")[0] == name
+    ]
+    assert declared and "<" in declared[0], f"{name} needs an upper bound in pyproject.toml"
