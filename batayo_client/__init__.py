@@ -22,15 +22,13 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from http.client import HTTPException
 from typing import Any, cast
 
-from . import sse
+from . import http, sse
 from .types import ActionResult, Created, Event, EventsPage, GameView, Joined, Problem
 
 __all__ = ["ApiError", "Client"]
@@ -59,8 +57,7 @@ class Client:
         timeout: float = 30.0,
         retries: int = 3,
     ) -> None:
-        if urllib.parse.urlsplit(base_url).scheme not in ("http", "https"):
-            raise ValueError(f"the API's URL is http:// or https://, not {base_url!r}")
+        http.checked_url(base_url)
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
@@ -193,7 +190,7 @@ class Client:
         body: Any = None,
         headers: dict[str, str] | None = None,
         query: dict[str, str] | None = None,
-    ) -> urllib.request.Request:
+    ) -> tuple[str, bytes | None, dict[str, str]]:
         url = self.base_url + path
         if query:
             url += "?" + urllib.parse.urlencode(query)
@@ -204,43 +201,40 @@ class Client:
         if body is not None:
             data = json.dumps(body).encode()
             sent["Content-Type"] = "application/json"
-        # the scheme was checked in __init__: http or https only
-        return urllib.request.Request(url, data=data, headers=sent, method=method)  # noqa: S310
+        return url, data, sent
 
-    def _call(self, *args: Any, **kwargs: Any) -> Any:
-        """The JSON answer to `_request(*args, **kwargs)`, retried on 429 and 503."""
-        request = self._request(*args, **kwargs)
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """The JSON answer to `_request(method, *args, **kwargs)`, retried on 429 and 503."""
+        url, data, headers = self._request(method, *args, **kwargs)
         for attempt in range(self.retries + 1):
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                    return json.loads(response.read())
-            except urllib.error.HTTPError as exc:
-                problem = _problem(exc)
-                if exc.code in RETRIED and attempt < self.retries:
-                    time.sleep(_retry_after(exc))
-                    continue
-                raise ApiError(exc.code, problem) from None
+            answer = http.send(method, url, data, headers, self.timeout)
+            if answer.status < 400:
+                return json.loads(answer.body)
+            if answer.status in RETRIED and attempt < self.retries:
+                time.sleep(_retry_after(answer))
+                continue
+            raise ApiError(answer.status, _problem(answer))
         raise AssertionError("unreachable")
 
     def _stream(self, game_id: str, after: int) -> Iterator[bytes]:
         headers = {"Accept": "text/event-stream", "Last-Event-ID": str(after)}
-        request = self._request("GET", f"/v1/games/{game_id}/stream", headers=headers)
-        try:
-            response = urllib.request.urlopen(request, timeout=self.timeout)  # noqa: S310
-        except urllib.error.HTTPError as exc:
-            raise ApiError(exc.code, _problem(exc)) from None
-        with response:
-            yield from response
+        url, _, sent = self._request("GET", f"/v1/games/{game_id}/stream", headers=headers)
+        refused, lines = http.stream(url, sent, self.timeout)
+        if refused is not None:
+            raise ApiError(refused.status, _problem(refused))
+        yield from lines
 
 
-def _problem(exc: urllib.error.HTTPError) -> dict[str, Any]:
+def _problem(answer: http.Answer) -> dict[str, Any]:
     try:
-        problem = json.loads(exc.read())
+        problem = json.loads(answer.body)
     except ValueError:
         problem = None
-    return problem if isinstance(problem, dict) else {"code": "http_error", "detail": exc.reason}
+    if isinstance(problem, dict):
+        return problem
+    return {"code": "http_error", "detail": f"HTTP {answer.status}"}
 
 
-def _retry_after(exc: urllib.error.HTTPError) -> float:
-    value = exc.headers.get("Retry-After", "1")
+def _retry_after(answer: http.Answer) -> float:
+    value = answer.headers.get("Retry-After", "1")
     return min(10.0, float(value)) if value.isascii() and value.isdigit() else 1.0

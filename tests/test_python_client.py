@@ -109,6 +109,25 @@ def test_follow_resumes_a_dropped_stream_with_no_event_lost_or_repeated(server):
     assert [e["version"] for e in api.follow(gid, after=total - 2)] == [total - 1, total]
 
 
+def test_a_finished_games_signature_checks_out_with_the_servers_key(server):
+    """The quick start makes a signing key: the client reads the keys and a finished game's
+    signature, and the signature verifies with the listed key (docs/fairness.md)."""
+    from service.core.signing import check_tip, public_key
+
+    api = Client(server)
+    gid = api.create("duel", [{"bot": "random"}, {"bot": "random"}])["id"]
+    assert wait_until(lambda: api.view(gid)["status"] == "finished", 30)
+    trusted = {k["kid"]: public_key(k["public_key"]) for k in api.keys()}  # noqa: SIM118
+    signature = api.signature(gid)
+    events = list(api.all_events(gid))
+    assert check_tip(signature, gid, len(events), events[-1]["hash"], trusted)[0] == "signed"
+    forged = {**signature, "tip": "0" * 64}
+    assert check_tip(forged, gid, len(events), events[-1]["hash"], trusted)[0] == "failed"
+    with pytest.raises(ApiError) as missing:
+        api.signature("0123456789abcdef")
+    assert missing.value.status == 404
+
+
 def test_the_served_contract_has_the_extra_game(server):
     with urllib.request.urlopen(f"{server}/openapi.json") as r:
         import json

@@ -148,13 +148,11 @@ def healthcheck(what: str, url: str) -> None:
     alive (`worker`: its loop and its pump beat within seconds); else say why and exit 1. For
     container health checks."""
     if what == "api":
-        import urllib.error
-        import urllib.request
+        from batayo_client import http
 
         try:
-            with urllib.request.urlopen(f"{url.rstrip('/')}/readyz", timeout=3) as r:  # noqa: S310
-                ready = r.status == 200
-        except (urllib.error.URLError, OSError) as exc:
+            ready = http.send("GET", f"{url.rstrip('/')}/readyz", timeout=3).status == 200
+        except (http.Unreachable, ValueError) as exc:
             raise click.ClickException(f"the API is not ready: {exc}") from None
         if not ready:
             raise click.ClickException("the API is not ready")
@@ -309,23 +307,21 @@ def _print_summary(game: str, summary: dict, extra: dict | None, seed: str) -> N
 
 def _fetch(url: str, timeout: float = 60) -> bytes:
     """The body at an http(s) URL; a ClickException saying why not."""
-    import urllib.error
-    import urllib.parse
-    import urllib.request
+    from batayo_client import http
 
-    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-        raise click.BadParameter(f"{url}: the address must be http:// or https://")
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - http(s) only
-            return answer.read()
-    except urllib.error.HTTPError as exc:
+        answer = http.send("GET", url, timeout=timeout)
+    except ValueError:
+        raise click.BadParameter(f"{url}: the address must be http:// or https://") from None
+    except http.Unreachable as exc:
+        raise click.ClickException(str(exc)) from None
+    if answer.status >= 400:
         try:
-            detail = json.loads(exc.read()).get("detail", exc.reason)
-        except ValueError:
-            detail = exc.reason
-        raise click.ClickException(f"{url}: {exc.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise click.ClickException(f"cannot reach {url}: {exc}") from None
+            detail = json.loads(answer.body).get("detail", "")
+        except (ValueError, AttributeError):
+            detail = ""
+        raise click.ClickException(f"{url}: {answer.status}: {detail or 'refused'}")
+    return answer.body
 
 
 @main.command()

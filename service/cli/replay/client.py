@@ -1,14 +1,14 @@
-"""The public HTTP API, over stdlib urllib or an injected fetch; a replay session."""
+"""The public HTTP API, over the project's HTTP client or an injected fetch; a replay session."""
 
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 from rich.console import RenderableType
+
+from batayo_client import http
 
 from ...core.plain import stripped_all
 from ...core.state import BadLog, fold
@@ -23,23 +23,19 @@ class ApiError(Exception):
     """Anything that went wrong talking to the service, in words."""
 
 
-def urllib_fetch(base_url: str, timeout: float = 10.0) -> Fetch:
+def http_fetch(base_url: str, timeout: float = 10.0) -> Fetch:
     base = base_url.rstrip("/")
-    scheme = urllib.parse.urlsplit(base).scheme
-    if scheme not in ("http", "https"):
-        raise ApiError(f"{base_url!r} is not an http(s) URL")
+    try:
+        http.checked_url(base)
+    except ValueError:
+        raise ApiError(f"{base_url!r} is not an http(s) URL") from None
 
     def fetch(path: str, headers: dict) -> tuple[int, bytes]:
-        request = urllib.request.Request(base + path, headers=headers)  # noqa: S310 (checked)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-                return response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
-        except urllib.error.URLError as exc:
-            raise ApiError(f"cannot reach {base}: {exc.reason}") from None
-        except (TimeoutError, OSError) as exc:
-            raise ApiError(f"cannot reach {base}: {exc}") from None
+            answer = http.send("GET", base + path, headers=headers, timeout=timeout)
+        except http.Unreachable as exc:
+            raise ApiError(str(exc)) from None
+        return answer.status, answer.body
 
     return fetch
 
@@ -59,7 +55,7 @@ class Client:
         self.headers = {"Accept": "application/json"}
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
-        self.fetch = fetch or urllib_fetch(url)
+        self.fetch = fetch or http_fetch(url)
 
     def get(self, path: str, **query: Any) -> dict:
         gid = urllib.parse.quote(self.game_id, safe="")
