@@ -181,6 +181,25 @@ class Settings(BaseSettings):
         "is counted as the client the proxies name; anyone else's header is ignored.",
         "IP addresses or CIDR ranges, comma-separated (not a count)",
     )
+    connections_per_address: int = _setting(
+        "BATAYO_CONNECTIONS_PER_ADDRESS",
+        256,
+        "Open connections per direct peer address (the TCP peer, not X-Forwarded-For) in one "
+        "API process (a gunicorn worker); one over it is answered 503 with Retry-After and "
+        "closed before its request is read. Loopback (unless BATAYO_CAP_LOOPBACK) and "
+        "BATAYO_TRUSTED_PROXIES are not capped; 0: no cap.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    header_timeout_s: float = _setting(
+        "BATAYO_HEADER_TIMEOUT_S",
+        10.0,
+        "A connection that has not sent a whole request's headers this long after it opened "
+        "or after its last answer is closed (so an idle keep-alive connection too); never a "
+        "request body being read or an open stream; 0: off.",
+        "a number of seconds of at least 0 (0: off)",
+        ge=0,
+    )
     cors_origins: CommaList = _setting(
         "BATAYO_CORS_ORIGINS",
         (),

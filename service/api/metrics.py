@@ -28,6 +28,9 @@ _COUNTERS = {
 METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"})
 OTHER_METHOD = "other"
 UNMATCHED = "unmatched"  # the route of a request no rule matched
+# the counter of connections the server turned away over BATAYO_CONNECTIONS_PER_ADDRESS
+# (service/wsgi_io.py counts them; they never reach the app)
+CONNECTIONS_REFUSED = "batayo.connections_refused"
 
 
 def method_label(method: str) -> str:
@@ -70,6 +73,12 @@ def install(app: Flask, engine: Engine) -> None:
     registry.register(ServiceCollector(engine))
 
     app.extensions["batayo.requests"] = requests  # the direct path counts its answers too
+    app.extensions[CONNECTIONS_REFUSED] = Counter(
+        "batayo_connections_refused",
+        "Connections answered 503 and closed before their request was read: their address "
+        "held BATAYO_CONNECTIONS_PER_ADDRESS connections already",
+        registry=registry,
+    )
 
     @app.after_request
     def _count(response: Response) -> Response:

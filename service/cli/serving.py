@@ -2,7 +2,8 @@
 
 gevent (with the standard library patched first, so redis-py's sockets cooperate) runs each
 connection in a greenlet: an open event stream costs a few kilobytes and no thread, and
-thousands can be open while requests are served.
+thousands can be open while requests are served. The server and handler are service.wsgi_io's,
+as in the production server: a header-read timeout and a cap of connections per address.
 
 SIGTERM or Ctrl-C: stop accepting, end every event stream cleanly (clients resume with
 Last-Event-ID), close idle keep-alive connections, let requests under way finish within the
@@ -56,18 +57,16 @@ def run(host: str, port: int, grace: float) -> None:
     monkey.patch_all()  # before redis-py, Flask and threading are put to work
 
     import gevent
-    from gevent import pywsgi
     from gevent.pool import Pool
 
-    from .. import logs
+    from .. import logs, wsgi_io
     from ..api import create_app
     from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
     from ..settings import SettingsError, current
-    from ..wsgi_io import OneSend
 
-    class Handler(OneSend):
+    class Handler(wsgi_io.Guarded):
         """Knows when its connection is idle between requests, so a stop can close it."""
 
         def read_requestline(self):
@@ -84,7 +83,7 @@ def run(host: str, port: int, grace: float) -> None:
                 self.close_connection = True
             return super().handle_one_response()
 
-    class Server(pywsgi.WSGIServer):
+    class Server(wsgi_io.Server):
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.idle: dict = {}
@@ -124,6 +123,7 @@ def run(host: str, port: int, grace: float) -> None:
         create_app(engine, settings=settings),
         handler_class=Handler,
         spawn=Pool(MAX_CONNECTIONS),
+        settings=settings,
         log=None,  # no access log (as before); errors go to the JSON log
         error_log=logging.getLogger("batayo.http"),
     )
