@@ -64,7 +64,7 @@ def run(host: str, port: int, grace: float) -> None:
     from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
-    from ..settings import SettingsError, current
+    from ..settings import SettingsError, current, masked_urls
 
     class Handler(wsgi_io.Guarded):
         """Knows when its connection is idle between requests, so a stop can close it."""
@@ -110,7 +110,8 @@ def run(host: str, port: int, grace: float) -> None:
             "and an in-process worker (games are kept across restarts)"
         )
     else:
-        click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
+        where = masked_urls(settings.redis_url or "")  # never a password in the output
+        click.echo(f"batayo: using Redis at {where}; run workers with `batayo worker`")
     if settings.test_games:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
     _signing_key(settings)
