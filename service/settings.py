@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -71,20 +71,21 @@ class Settings(BaseSettings):
         env_ignore_empty=True, populate_by_name=True, extra="ignore", frozen=True
     )
 
-    # the store and the queue
-    redis_url: str | None = _setting(
-        "REDIS_URL",
-        None,
-        "The store's Redis. Unset: an embedded Redis in BATAYO_DATA_DIR and a worker thread in "
-        "the process. With BATAYO_REDIS_CLUSTER, one or more cluster nodes, comma-separated "
-        "(any one that answers is enough to start).",
-        "a redis:// or rediss:// URL (with the cluster flag, several, comma-separated)",
-    )
+    # the store and the queue (the flag before REDIS_URL: the URL's check reads it)
     cluster: bool = _setting(
         "BATAYO_REDIS_CLUSTER",
         False,
         "REDIS_URL names nodes of a Redis Cluster, and the store runs on the cluster.",
         "a flag: 1/true/yes/on or 0/false/no/off",
+    )
+    redis_url: str | None = _setting(
+        "REDIS_URL",
+        None,
+        "The store's Redis. Unset: an embedded Redis in BATAYO_DATA_DIR and a worker thread in "
+        "the process. With BATAYO_REDIS_CLUSTER, one or more cluster nodes, comma-separated "
+        "(any one that answers is enough to start): the first a URL, whose credentials and TLS "
+        "reach every node; the others host:port, or URLs of the same scheme and credentials.",
+        "a redis://, rediss:// or unix:// URL (with the cluster flag, several, comma-separated)",
     )
     queue_url: str | None = _setting(
         "BATAYO_QUEUE_URL",
@@ -180,6 +181,25 @@ class Settings(BaseSettings):
         "The proxies whose X-Forwarded-For is believed: a request from one of these addresses "
         "is counted as the client the proxies name; anyone else's header is ignored.",
         "IP addresses or CIDR ranges, comma-separated (not a count)",
+    )
+    connections_per_address: int = _setting(
+        "BATAYO_CONNECTIONS_PER_ADDRESS",
+        256,
+        "Open connections per direct peer address (the TCP peer, not X-Forwarded-For) in one "
+        "API process (a gunicorn worker); one over it is answered 503 with Retry-After and "
+        "closed before its request is read. Loopback (unless BATAYO_CAP_LOOPBACK) and "
+        "BATAYO_TRUSTED_PROXIES are not capped; 0: no cap.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
+    header_timeout_s: float = _setting(
+        "BATAYO_HEADER_TIMEOUT_S",
+        10.0,
+        "A connection that has not sent a whole request's headers this long after it opened "
+        "or after its last answer is closed (so an idle keep-alive connection too); never a "
+        "request body being read or an open stream; 0: off.",
+        "a number of seconds of at least 0 (0: off)",
+        ge=0,
     )
     cors_origins: CommaList = _setting(
         "BATAYO_CORS_ORIGINS",
@@ -313,6 +333,21 @@ class Settings(BaseSettings):
             ipaddress.ip_network(item, strict=False)  # ValueError says what is wrong
         return value
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if "," in value and info.data.get("cluster") is False:  # absent: the flag was refused
+            raise ValueError(
+                "several nodes, comma-separated, name a Redis Cluster: set "
+                "BATAYO_REDIS_CLUSTER=1 for one, or name a single server"
+            )
+        if not ("," in value or info.data.get("cluster")) and value.startswith("unix://"):
+            return value  # a single server's socket, which redis-py reads
+        redis_nodes(value)  # ValueError says which node is wrong
+        return value
+
     @field_validator("cors_origins")
     @classmethod
     def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -330,6 +365,39 @@ class Settings(BaseSettings):
     def job_queue_url(self) -> str | None:
         """The Redis of the job queue: its own, or the store's when that is a single server."""
         return self.queue_url or (None if self.cluster else self.redis_url)
+
+
+def redis_nodes(url: str) -> list[tuple[str, int]]:
+    """The host and port of each node REDIS_URL names: one URL, or several comma-separated (a
+    cluster's). Every node is reached with the first URL's credentials and TLS, so a later one is
+    host:port, or a URL that repeats nothing else or the first's own. ValueError: what is wrong."""
+    first, *others = (part.strip() for part in url.split(","))
+    head = urlsplit(first)
+    if head.scheme not in ("redis", "rediss"):
+        raise ValueError(f"{masked(first)!r} is not a redis:// or rediss:// URL")
+    nodes = [(head.hostname or "localhost", _port(head, first))]  # redis-py's default host
+    for part in others:
+        if not part:
+            raise ValueError("a node between two commas is empty")
+        node = urlsplit(part if "://" in part else f"{head.scheme}://{part}")
+        unset = {"scheme": ("",), "username": (None,), "password": (None,), "path": ("", "/0")}
+        for field, values in unset.items():
+            if getattr(node, field) not in (*values, getattr(head, field)):
+                raise ValueError(
+                    f"the node {masked(part)!r} has a {field} of its own: every node is "
+                    "reached with the first URL's, so name the others as host:port"
+                )
+        if not node.hostname:
+            raise ValueError(f"the node {masked(part)!r} names no host")
+        nodes.append((node.hostname, _port(node, part)))
+    return nodes
+
+
+def _port(parts: SplitResult, text: str) -> int:
+    try:
+        return parts.port or 6379
+    except ValueError:
+        raise ValueError(f"the port of {masked(text)!r} is not a number up to 65535") from None
 
 
 def load(**overrides: Any) -> Settings:
@@ -353,6 +421,8 @@ def _explain(exc: ValidationError) -> str:
         info = _field_by_env(name)
         accepts = (info.json_schema_extra or {}).get("accepts", "") if info else ""  # type: ignore[union-attr]
         given = error.get("input")
+        if name in SECRET_URLS and isinstance(given, str):
+            given = masked_urls(given)  # an error goes to logs: never a password
         reason = error["msg"].removeprefix("Value error, ")
         lines.append(f"{name}={given!r} is refused: {reason}; {name} takes {accepts}")
     return "\n".join(lines)
@@ -393,7 +463,7 @@ def described(settings: Settings) -> list[Described]:
             source = "environment" if os.environ.get(env, "").strip() else "given"
         shown = _shown(value)
         if env in SECRET_URLS and value:
-            shown = ",".join(masked(url) for url in str(value).split(","))
+            shown = masked_urls(str(value))
         rows.append(Described(env, shown, source, default, extra["accepts"], info.description))
     return rows
 
@@ -411,15 +481,21 @@ def _shown(value: Any) -> str:
 
 
 def masked(url: str) -> str:
-    """A URL with its password (if any) replaced by ***."""
-    parts = urlsplit(url.strip())
+    """A URL (or a cluster node's host:port) with its password, if any, replaced by ***."""
+    url = url.strip()
+    bare = "://" not in url  # a later cluster node: user:password@host:port at most
+    parts = urlsplit(f"//{url}" if bare else url)
     if parts.password is None:
-        return url.strip()
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
+        return url
+    host = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    shown = urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    return shown.removeprefix("//") if bare else shown
+
+
+def masked_urls(value: str) -> str:
+    """`masked` for each of several comma-separated URLs."""
+    return ",".join(masked(url) for url in value.split(","))
 
 
 def environment_names() -> set[str]:

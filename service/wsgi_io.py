@@ -16,20 +16,32 @@ with one space.
 
 `DATE` makes the `Date` field once a second instead of once an answer.
 
+`Guarded` keeps one address or one slow client from holding the server's connections: a
+connection must send each request's headers within BATAYO_HEADER_TIMEOUT_S (counted from when
+the server starts waiting for it, so an idle keep-alive connection is bounded too: neither
+gevent's server nor gunicorn's gevent worker bounds it), and one direct peer address may hold
+BATAYO_CONNECTIONS_PER_ADDRESS connections. Once the headers are in the clock stops: a body
+being read, an event stream or an upgraded connection never times out here.
+
 `Worker` is gunicorn's gevent worker running gevent's own WSGI server (headers and body in one
-write) with this handler: `worker_class` in gunicorn.conf.py.
+write) with this handler: `worker_class` in gunicorn.conf.py. `batayo serve` uses the same
+server and handler (service/cli/serving.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+import gevent
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
 from .core.clock import EverySecond
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 MAX_LINE = 65536  # http.client's limits, which gevent's parser had
 MAX_FIELDS = 100
@@ -122,8 +134,144 @@ class OneSend(pywsgi.WSGIHandler):
         self.response_length += sent
 
 
-class Handler(OneSend, PyWSGIHandler):
-    """gunicorn's handler (its access log) with one send per write."""
+class AddressCap:
+    """Open connections per direct peer address; `limit` 0 is no cap. Loopback (unless
+    `count_loopback`, the rule of the other per-client caps) and the trusted proxies, whose
+    connections carry many clients, are not counted."""
+
+    def __init__(self, limit: int, trusted: Iterable[str] = (), count_loopback: bool = False):
+        # imported here, not above: gunicorn's master loads this module (the worker class)
+        # before a worker patches the standard library, and the API must load after that
+        from .api.proxies import networks
+
+        self.limit, self.count_loopback = limit, count_loopback
+        self.ranges = networks(trusted)
+        self.open: dict[str, int] = {}
+
+    def counts(self, address: str) -> bool:
+        from .api.proxies import trusted
+        from .engine.clients import capped
+
+        return (
+            self.limit > 0
+            and capped(address, self.count_loopback)
+            and not trusted(address, self.ranges)
+        )
+
+    def enter(self, address: str) -> bool:
+        """Whether a new connection from `address` may be served; if so it is counted until
+        `leave`. (No greenlet switch can come between the test and the count.)"""
+        if not self.counts(address):
+            return True
+        held = self.open.get(address, 0)
+        if held >= self.limit:
+            return False
+        self.open[address] = held + 1
+        return True
+
+    def leave(self, address: str) -> None:
+        if self.counts(address):
+            held = self.open.pop(address, 0) - 1
+            if held > 0:
+                self.open[address] = held
+
+
+class Guard:
+    """A server's connection rules: the header-read timeout (0: none) and the address cap;
+    `refused` counts the connections the cap turned away (the app's metric, if it has one)."""
+
+    def __init__(self, header_timeout_s: float, cap: AddressCap, refused: Any = None) -> None:
+        self.header_timeout_s, self.cap, self.refused = header_timeout_s, cap, refused
+
+    @classmethod
+    def of(cls, settings: Settings, app: Any = None) -> Guard:
+        from .api.metrics import CONNECTIONS_REFUSED
+
+        cap = AddressCap(
+            settings.connections_per_address, settings.trusted_proxies, settings.cap_loopback
+        )
+        refused = getattr(app, "extensions", {}).get(CONNECTIONS_REFUSED)
+        return cls(settings.header_timeout_s, cap, refused)
+
+
+# what a connection over the cap gets, before anything is read: a client behind a shared
+# address (an office, a NAT) learns why and when to come back, where a reset says nothing
+_REFUSED_BODY = b"too many connections from your address\n"
+REFUSED = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    b"Content-Length: %d\r\nRetry-After: 5\r\nConnection: close\r\n\r\n%s"
+) % (len(_REFUSED_BODY), _REFUSED_BODY)
+
+
+def _peer(address: Any) -> str:
+    """The direct peer's IP address ('' for a unix socket's peer)."""
+    return address[0] if isinstance(address, tuple) and address else ""
+
+
+class Guarded(OneSend):
+    """The handler of both servers: the header-read timeout and the per-address cap."""
+
+    over_cap = False  # this connection's address held its cap of connections already
+    _headers_due: gevent.Timeout | None = None
+
+    @property
+    def guard(self) -> Guard:
+        return self.server.guard  # a `Server`'s
+
+    def handle(self) -> None:
+        cap, peer = self.guard.cap, _peer(self.client_address)
+        if not cap.enter(peer):
+            self.over_cap = True  # the first handle_one_request answers it and closes
+            return super().handle()
+        try:
+            return super().handle()
+        finally:
+            cap.leave(peer)
+
+    def handle_one_request(self):
+        if self.over_cap:
+            if self.guard.refused is not None:
+                self.guard.refused.inc()
+            return ("503", REFUSED)  # gevent's own path for an early answer: sent, then closed
+        seconds = self.guard.header_timeout_s
+        if not seconds:
+            return super().handle_one_request()
+        due = self._headers_due
+        if due is None:  # one timer for every request of the connection
+            due = self._headers_due = gevent.Timeout(seconds)
+        due.start()
+        try:
+            return super().handle_one_request()
+        except gevent.Timeout as timeout:
+            if timeout is not due:
+                raise
+            return None  # close the connection
+        finally:
+            due.cancel()
+
+    def read_request(self, raw_requestline: str) -> bool:
+        try:
+            return super().read_request(raw_requestline)
+        finally:  # the headers are in (or refused): the body, the answer, a stream take their time
+            if self._headers_due is not None:
+                self._headers_due.cancel()
+
+
+class Server(pywsgi.WSGIServer):
+    """gevent's WSGI server with the connection rules of `settings` (the process's own by
+    default, as in a gunicorn worker)."""
+
+    def __init__(self, *args: Any, settings: Settings | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if settings is None:
+            from .settings import current
+
+            settings = current()
+        self.guard = Guard.of(settings, self.application)
+
+
+class Handler(Guarded, PyWSGIHandler):
+    """gunicorn's handler (its access log) with one send per write and the connection rules."""
 
     def log_request(self) -> None:
         if getattr(self.server.log, "access_log_enabled", True):  # gunicorn's own test
@@ -131,4 +279,5 @@ class Handler(OneSend, PyWSGIHandler):
 
 
 class Worker(GeventPyWSGIWorker):
+    server_class = Server
     wsgi_handler = Handler

@@ -16,6 +16,7 @@ from service.store import Conflict, Store, counters
 from service.store.clients import is_cluster
 from tests.support.helpers import events_of
 from tests.support.redis_cluster import RedisClusterServers
+from tests.support.redis_server import free_port
 
 pytestmark = pytest.mark.redis
 
@@ -64,6 +65,38 @@ def test_the_flag_and_a_cluster_build_an_engine_on_the_cluster(redis_cluster, re
         redis_url.rsplit(":", 1)[1].split("/")[0]
     )
     assert engine.ready()
+
+
+def _several(redis_cluster, form: str) -> str:
+    """REDIS_URL naming a closed port first, then the cluster's second node, in `form`."""
+    dead, live = free_port(), redis_cluster.nodes[1].port
+    if form == "urls":
+        return f"redis://127.0.0.1:{dead}/0,redis://127.0.0.1:{live}/0"
+    return f"redis://127.0.0.1:{dead}, 127.0.0.1:{live}"  # the later node as host:port
+
+
+@pytest.mark.parametrize("form", ["urls", "host:port"])
+def test_several_startup_nodes_start_although_the_first_is_down(redis_cluster, redis_url, form):
+    settings = Settings(
+        redis_url=_several(redis_cluster, form),
+        cluster=True,
+        queue_url=redis_url,
+        archive_url="memory://several-nodes",
+    )
+    engine = build_engine(settings)
+    assert is_cluster(engine.store.redis) and engine.ready()
+    client = engine.store.redis
+    for n in range(30):  # keys on every node's slots: the client learned the whole cluster
+        client.set(f"several:{n}", n)
+    assert [int(client.get(f"several:{n}")) for n in range(30)] == list(range(30))
+    assert len(client.get_nodes()) == len(redis_cluster.nodes)
+
+
+def test_no_startup_node_answering_refuses_to_start_without_a_password(redis_url):
+    url = f"redis://u:hunter2@127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
+    with pytest.raises(StartupError, match="at least one reachable node") as refused:
+        connect(Settings(redis_url=url, cluster=True, queue_url=redis_url))
+    assert "hunter2" not in str(refused.value)
 
 
 # -- the index and counters ------------------------------------------------------------------

@@ -12,7 +12,15 @@ import pytest
 from click.testing import CliRunner
 
 from service.cli import main
-from service.settings import Settings, SettingsError, environment_names, load, markdown, masked
+from service.settings import (
+    Settings,
+    SettingsError,
+    environment_names,
+    load,
+    markdown,
+    masked,
+    redis_nodes,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_MODULE = ROOT / "service/settings.py"
@@ -60,6 +68,10 @@ def test_only_the_settings_module_reads_the_environment():
         ("WEB_CONCURRENCY", "0"),
         ("BATAYO_TRUSTED_PROXIES", "1"),  # a count: the proxies must be named
         ("BATAYO_TRUSTED_PROXIES", "10.0.0.0/33"),
+        ("BATAYO_HEADER_TIMEOUT_S", "-1"),
+        ("BATAYO_CONNECTIONS_PER_ADDRESS", "-1"),
+        ("REDIS_URL", "http://store:6379"),
+        ("REDIS_URL", "redis://store:99999"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_variable_and_what_it_takes(monkeypatch, name, raw):
@@ -81,6 +93,45 @@ def test_a_bad_value_stops_the_server_before_it_starts(tmp_path):
         timeout=60,
     )
     assert done.returncode != 0 and "BATAYO_RATE_LIMIT='-5' is refused" in done.stderr
+
+
+def test_several_redis_nodes_need_the_cluster_flag(monkeypatch):
+    monkeypatch.setenv("REDIS_URL", "redis://:hunter2@a:6379,redis://:hunter2@b:6379")
+    with pytest.raises(SettingsError) as refused:
+        load()
+    message = str(refused.value)
+    assert message.startswith("REDIS_URL='redis://:***@a:6379,redis://:***@b:6379' is refused")
+    assert "set BATAYO_REDIS_CLUSTER=1" in message and "hunter2" not in message
+    monkeypatch.setenv("BATAYO_REDIS_CLUSTER", "1")
+    assert load().redis_url == "redis://:hunter2@a:6379,redis://:hunter2@b:6379"
+
+
+@pytest.mark.parametrize(
+    "url, nodes",
+    [
+        ("redis://a", [("a", 6379)]),
+        ("rediss://u:p@a:7000,rediss://b:7001/0,c", [("a", 7000), ("b", 7001), ("c", 6379)]),
+        ("redis://u:p@a:7000/0, rediss://u:p@b:7001/0", None),  # a scheme of its own
+        ("redis://u:p@a:7000,u:q@b:7001", None),  # credentials of their own
+        ("redis://a:7000,redis://b:7001/3", None),  # a database of its own
+        ("redis://a:7000,,b:7001", None),
+        ("redis://a:7000,b:port", None),
+        ("redis://a:7000,:7001", None),
+        ("unix:///run/redis.sock,b:7001", None),
+    ],
+)
+def test_each_cluster_node_is_checked(url, nodes):
+    if nodes is None:
+        with pytest.raises(ValueError):
+            redis_nodes(url)
+        with pytest.raises(SettingsError, match=" is refused: "):
+            load(REDIS_URL=url, BATAYO_REDIS_CLUSTER=True)
+    else:
+        assert redis_nodes(url) == nodes and load(REDIS_URL=url, BATAYO_REDIS_CLUSTER=True)
+
+
+def test_a_single_server_may_be_a_unix_socket():
+    assert load(REDIS_URL="unix:///run/redis.sock").redis_url == "unix:///run/redis.sock"
 
 
 def test_off_is_said_explicitly(monkeypatch):
@@ -117,6 +168,7 @@ def test_batayo_settings_prints_values_their_source_and_masks_passwords(monkeypa
 def test_masked_keeps_urls_without_passwords():
     assert masked("redis://store:6379/0") == "redis://store:6379/0"
     assert masked("rediss://:s3cret@store:6380") == "rediss://:***@store:6380"
+    assert masked("u:s3cret@store:6380") == "u:***@store:6380"  # a later cluster node
 
 
 def test_the_docs_table_is_generated_from_the_declarations():

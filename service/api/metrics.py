@@ -37,6 +37,9 @@ METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"}
 OTHER_METHOD = "other"
 UNMATCHED = "unmatched"  # the route of a request no rule matched
 DURATIONS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# the counter of connections the server turned away over BATAYO_CONNECTIONS_PER_ADDRESS
+# (service/wsgi_io.py counts them; they never reach the app)
+CONNECTIONS_REFUSED = "batayo.connections_refused"
 
 
 def method_label(method: str) -> str:
@@ -120,6 +123,12 @@ def install(app: Flask, engine: Engine) -> None:
 
     app.extensions["batayo.requests"] = requests  # the direct path counts its answers too
     app.extensions["batayo.durations"] = durations
+    app.extensions[CONNECTIONS_REFUSED] = Counter(
+        "batayo_connections_refused",
+        "Connections answered 503 and closed before their request was read: their address "
+        "held BATAYO_CONNECTIONS_PER_ADDRESS connections already",
+        registry=own,
+    )
 
     @app.before_request
     def _start() -> None:

@@ -2,7 +2,8 @@
 
 gevent (with the standard library patched first, so redis-py's sockets cooperate) runs each
 connection in a greenlet: an open event stream costs a few kilobytes and no thread, and
-thousands can be open while requests are served.
+thousands can be open while requests are served. The server and handler are service.wsgi_io's,
+as in the production server: a header-read timeout and a cap of connections per address.
 
 SIGTERM or Ctrl-C: stop accepting, end every event stream cleanly (clients resume with
 Last-Event-ID), close idle keep-alive connections, let requests under way finish within the
@@ -56,18 +57,16 @@ def run(host: str, port: int, grace: float) -> None:
     monkey.patch_all()  # before redis-py, Flask and threading are put to work
 
     import gevent
-    from gevent import pywsgi
     from gevent.pool import Pool
 
-    from .. import logs
+    from .. import logs, wsgi_io
     from ..api import create_app
     from ..config import StartupError, build_engine, stop
     from ..embedded import InUse
     from ..live import shutdown_all
-    from ..settings import SettingsError, current
-    from ..wsgi_io import OneSend
+    from ..settings import SettingsError, current, masked_urls
 
-    class Handler(OneSend):
+    class Handler(wsgi_io.Guarded):
         """Knows when its connection is idle between requests, so a stop can close it."""
 
         def read_requestline(self):
@@ -84,7 +83,7 @@ def run(host: str, port: int, grace: float) -> None:
                 self.close_connection = True
             return super().handle_one_response()
 
-    class Server(pywsgi.WSGIServer):
+    class Server(wsgi_io.Server):
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.idle: dict = {}
@@ -111,7 +110,8 @@ def run(host: str, port: int, grace: float) -> None:
             "and an in-process worker (games are kept across restarts)"
         )
     else:
-        click.echo(f"batayo: using Redis at {settings.redis_url}; run workers with `batayo worker`")
+        where = masked_urls(settings.redis_url or "")  # never a password in the output
+        click.echo(f"batayo: using Redis at {where}; run workers with `batayo worker`")
     if settings.test_games:
         click.echo("batayo: BATAYO_TEST_GAMES=1: fixed seeds and deals are accepted")
     _signing_key(settings)
@@ -124,6 +124,7 @@ def run(host: str, port: int, grace: float) -> None:
         create_app(engine, settings=settings),
         handler_class=Handler,
         spawn=Pool(MAX_CONNECTIONS),
+        settings=settings,
         log=None,  # no access log (as before); errors go to the JSON log
         error_log=logging.getLogger("batayo.http"),
     )

@@ -20,6 +20,8 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
+from ..settings import masked_urls, redis_nodes
+
 log = logging.getLogger(__name__)
 
 # With maintenance notifications on ("auto", the default of recent redis-py: 8.1 here), its pool
@@ -114,7 +116,7 @@ def plain(url: str, pool_size: int, wait_s: float, socket_timeout: float, what: 
     enabled = cluster_enabled(client)
     if enabled:
         raise StartupError(
-            f"{what} names a Redis Cluster node ({_safe(url)}): "
+            f"{what} names a Redis Cluster node ({masked_urls(url)}): "
             + (
                 "set BATAYO_REDIS_CLUSTER=1 to run the store on the cluster"
                 if what == "REDIS_URL"
@@ -122,16 +124,21 @@ def plain(url: str, pool_size: int, wait_s: float, socket_timeout: float, what: 
             )
         )
     if enabled is None:  # not up yet: requests get 503s until it is, /readyz says not ready
-        log.warning("%s (%s) does not answer yet", what, _safe(url))
+        log.warning("%s (%s) does not answer yet", what, masked_urls(url))
     return client
 
 
 def cluster(url: str, pool_size: int, wait_s: float, socket_timeout: float) -> RedisCluster:
-    """A cluster client from any one node's URL: it learns the others and the slots, and keeps a
-    blocking pool of `pool_size` connections per node."""
+    """A cluster client from one or more nodes (REDIS_URL, comma-separated: see
+    `settings.redis_nodes`): it starts from any one that answers, learns the others and the
+    slots, and keeps a blocking pool of `pool_size` connections per node. The first URL gives
+    every node's credentials and TLS."""
+    first = url.split(",", 1)[0].strip()
+    others = [ClusterNode(host, port) for host, port in redis_nodes(url)[1:]]
     try:
         return RedisCluster.from_url(
-            url,
+            first,
+            startup_nodes=others,  # redis-py adds the first URL's node, and tries them all
             retry=_retry(),
             require_full_coverage=True,
             connection_pool_class=redis.BlockingConnectionPool,
@@ -143,12 +150,16 @@ def cluster(url: str, pool_size: int, wait_s: float, socket_timeout: float) -> R
     except RedisClusterException as exc:
         if "not enabled" in str(exc).lower():
             raise StartupError(
-                f"BATAYO_REDIS_CLUSTER=1 but REDIS_URL ({_safe(url)}) is not a cluster node: "
+                f"BATAYO_REDIS_CLUSTER=1 but REDIS_URL ({masked_urls(url)}) is not a cluster node: "
                 "unset BATAYO_REDIS_CLUSTER for a single Redis, or name a node of the cluster"
             ) from None
-        raise StartupError(f"the Redis Cluster at {_safe(url)} is not usable: {exc}") from None
+        raise StartupError(
+            f"the Redis Cluster at {masked_urls(url)} is not usable: {exc}"
+        ) from None
     except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise StartupError(f"the Redis Cluster at {_safe(url)} does not answer: {exc}") from None
+        raise StartupError(
+            f"the Redis Cluster at {masked_urls(url)} does not answer: {exc}"
+        ) from None
 
 
 def is_cluster(client: Any) -> bool:
@@ -182,11 +193,3 @@ def own_pool(client: Client) -> Client:
             connection_class=pool.connection_class, **pool.connection_kwargs
         )
     )
-
-
-def _safe(url: str) -> str:
-    """The URL without its password, for messages."""
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        rest = "***@" + rest.split("@", 1)[1]
-    return scheme + sep + rest
