@@ -30,6 +30,7 @@ def rules() -> Response:
             "seats": {"min": low, "max": high},
             "options": [_option(game, o) for o in options_of(game)],
             "bots": list(game.bots),
+            "traits": game.traits.describe(),
         }
         rules_text = words(game.texts, "rules")
         if rules_text:

@@ -1,7 +1,7 @@
 """What a game declares, and the small pieces the rules share.
 
-A game is one module (or package) under `service/games/` that declares one `Game`: a header
-of data (name, options, seats, action shapes, event types with what they hide from whom) and
+A game is one module (or package) under `service/games/` that declares one `Game`, naming each
+of its parts (a misspelled or unknown part is an error at import): a header of data (name, options, seats, action shapes, event types with what they hide from whom) and
 a few functions (the deal, the decisions, the reducer, whose move it is, the legal actions,
 the table as a seat sees it, bots, the tie audit). The framework does everything else: the
 game's status, checking action bodies against the shapes, sealing hidden values, seeding the
@@ -175,6 +175,21 @@ Seat = int
 Deal = dict | None
 
 
+@dataclass(frozen=True)
+class Traits:
+    """What kind of game it is, as game frameworks classify games (OpenSpiel's GameType): each
+    trait holds with at least one choice of the game's options. Declared, and checked against
+    the rules by tests/test_game_declarations.py."""
+
+    simultaneous: bool  # several seats may be awaited at once, and act in any order
+    hidden_information: bool  # some values are sealed from some seats (FAIRNESS.md)
+    teams: bool  # seats may win together
+    chance: bool  # cards are shuffled from the fair random stream
+
+    def describe(self) -> dict[str, bool]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True, eq=False)
 class Game:
     """One game, declared (boardgame.io's game object, OpenSpiel's game header).
@@ -211,6 +226,7 @@ class Game:
     cards: Callable[[dict], list[str]]
     rounds: Callable[[dict], int]
     bots: Mapping[str, Bot]
+    traits: Traits
     check_deal: Callable[[Any, dict], Any] | None = None
     deal_shape: Shape | None = None
     waiting_reason: Callable[[dict, Seat], RuleError] | None = None
@@ -239,40 +255,3 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"
-
-
-# what `declare` looks for in a game's modules, by `Game` field: the module-level name
-_DECLARED = {
-    "options": "OPTIONS",
-    "actions": "ACTIONS",
-    "events": "EVENTS",
-    "bots": "BOTS",
-    "table_shape": "TABLE",
-    "result_shape": "RESULT",
-    "deal_shape": "DEAL",
-    "problems": "PROBLEMS",
-    "texts": "TEXTS",
-}
-_FIELDS = [
-    f.name for f in fields(Game) if f.init and f.name not in ("name", "title", "seat_range", "doc")
-]
-
-
-def declare(
-    name: str, title: str, seat_range: tuple[int, int], *modules: Any, **given: Any
-) -> Game:
-    """A `Game` from the modules of its package: each field is taken from the first module
-    that defines it (`OPTIONS`, `ACTIONS`, `EVENTS`, `BOTS`, `TABLE`, `RESULT`, `DEAL`,
-    `PROBLEMS`, and the
-    functions by their field's name: `start`, `decide`, `apply`, `view`, `ties`, ...), unless
-    given by keyword. A required field no module defines is an error at import."""
-    found = dict(given)
-    for field_name in _FIELDS:
-        if field_name in found:
-            continue
-        attr = _DECLARED.get(field_name, field_name)
-        for module in modules:
-            if hasattr(module, attr):
-                found[field_name] = getattr(module, attr)
-                break
-    return Game(name=name, title=title, seat_range=seat_range, **found)

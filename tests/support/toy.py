@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from service.core.cards import deck as cards_of
 from service.core.cards import value
-from service.core.game import Game, Option, RuleError, random_bot, result
+from service.core.game import Game, Option, RuleError, Traits, random_bot, result
 from service.core.shapes import CARDS, EACH, SEAT, Action, Card, Event, Hidden, Int, Ledger, ListOf
 
 DECK = cards_of(("2", "3", "4", "5", "6", "7"), ("S", "H"))
@@ -163,6 +163,7 @@ GAME = Game(
     cards=cards,
     rounds=lambda state: state["table"]["round"] - 1,
     bots={"random": random_bot, "greedy": greedy},
+    traits=Traits(simultaneous=True, hidden_information=True, teams=False, chance=True),
     ties=ties,
     summarize=summarize,
 )

@@ -140,9 +140,16 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "seats": _object({"min": {"type": "integer"}, "max": {"type": "integer"}}),
                 "options": {"type": "array", "items": ref("Option")},
                 "bots": {"type": "array", "items": {"type": "string"}},
+                "traits": _object(
+                    {
+                        name: {"type": "boolean"}
+                        for name in ("simultaneous", "hidden_information", "teams", "chance")
+                    },
+                    description="what kind of game it is (each holds with some options)",
+                ),
                 "rules": ref("RulesText"),
             },
-            ["id", "title", "seats", "options", "bots"],
+            ["id", "title", "seats", "options", "bots", "traits"],
             # the rules in words and more are added by the games' own pages
         )
         | {"additionalProperties": True},

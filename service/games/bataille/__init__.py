@@ -7,7 +7,36 @@ audit in `audit.py`.
 
 from __future__ import annotations
 
-from ...core.game import declare
+from ...core.game import Game, Traits
 from . import audit, bots, header, rules, texts, view
 
-GAME = declare("bataille", "La Bataille", (2, 6), rules, header, view, bots, audit, texts)
+GAME = Game(
+    name="bataille",
+    title="La Bataille",
+    seat_range=(2, 6),
+    options=rules.OPTIONS,
+    seat_count=rules.seat_count,
+    actions=header.ACTIONS,
+    events=header.EVENTS,
+    deck=rules.deck,
+    setup=rules.setup,
+    start=rules.start,
+    decide=rules.decide,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    legal_actions=rules.legal_actions,
+    view=view.view,
+    cards=rules.cards,
+    rounds=rules.rounds,
+    bots=bots.BOTS,
+    traits=Traits(simultaneous=True, hidden_information=True, teams=False, chance=True),
+    check_deal=rules.check_deal,
+    deal_shape=header.DEAL,
+    waiting_reason=rules.waiting_reason,
+    ties=audit.ties,
+    over_budget=rules.over_budget,
+    table_shape=header.TABLE,
+    result_shape=header.RESULT,
+    problems=header.PROBLEMS,
+    texts=texts.TEXTS,
+)

@@ -7,7 +7,38 @@ the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `st
 
 from __future__ import annotations
 
-from ...core.game import declare
+from ...core.game import Game, Traits
 from . import audit, bots, header, rules, stats, texts, view
 
-GAME = declare("batak", "Batak", (4, 4), rules, header, view, bots, audit, texts, stats)
+GAME = Game(
+    name="batak",
+    title="Batak",
+    seat_range=(4, 4),
+    options=rules.OPTIONS,
+    seat_count=rules.seat_count,
+    actions=header.ACTIONS,
+    events=header.EVENTS,
+    deck=rules.deck,
+    setup=rules.setup,
+    start=rules.start,
+    decide=rules.decide,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    legal_actions=rules.legal_actions,
+    view=view.view,
+    cards=rules.cards,
+    rounds=rules.rounds,
+    bots=bots.BOTS,
+    traits=Traits(simultaneous=False, hidden_information=True, teams=True, chance=True),
+    check_deal=rules.check_deal,
+    deal_shape=header.DEAL,
+    waiting_reason=rules.waiting_reason,
+    ties=audit.ties,
+    hint=bots.hint,
+    summarize=stats.summarize,
+    over_budget=rules.over_budget,
+    table_shape=header.TABLE,
+    result_shape=header.RESULT,
+    problems=header.PROBLEMS,
+    texts=texts.TEXTS,
+)
