@@ -230,3 +230,14 @@ def test_the_idle_index_is_kept_with_the_status_on_every_store(any_redis):
     index.set_status("a", "finished")
     index.drop_idle("y")
     assert index.idle(10_000, 10) == ["b", "c"]
+
+
+def test_a_seeded_test_game_has_the_id_the_same_request_had_before_the_option():
+    """A test game's id is its request's: the option at its default leaves it as it was (so a
+    request repeated across the upgrade finds its game), another value makes another game."""
+    from service.engine.creating import plan
+
+    body = {"game": "bataille", "seed": "ab" * 32, "seats": HUMANS}
+    assert plan(body, True).id == "6661355eb344afc0"  # what 4cb5e2b made of this request
+    assert plan({**body, "options": {"abandon_after_s": WEEK}}, True).id == "6661355eb344afc0"
+    assert plan({**body, "options": {"abandon_after_s": 60}}, True).id != "6661355eb344afc0"

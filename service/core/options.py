@@ -67,6 +67,12 @@ def with_later(options: dict) -> dict:
     return {**options, **missing} if missing else options
 
 
+def as_before_later(options: dict) -> dict:
+    """Options without those added later that have their default: as a game with the same
+    choices was described before they existed."""
+    return {k: v for k, v in options.items() if k not in ADDED_LATER or v != ADDED_LATER[k]}
+
+
 def option(state: dict, name: str) -> Any:
     """A stored game's option `name`; its default if the game was made before it existed."""
     options = state["options"]
