@@ -92,6 +92,7 @@ def test_a_game_whose_seat_never_moves_is_abandoned_after_abandon_after_s_and_ve
     assert ended["data"]["server_seed"] == s.engine.store.meta(gid)["seed"]  # the seed revealed
     assert s.idle() == {}
     assert s.engine.store.listing(None, "finished", 0, 10)[0] == [(gid, "finished")]
+    assert s.engine.store.counters()["games_abandoned"] == 1
 
     exported = s.client.get(f"/v1/games/{gid}/export").json
     report = verify(exported["events"])

@@ -19,6 +19,7 @@ _COUNTERS = {
     "bot_moves": "Moves played by bots",
     "timers_fired": "Clocks that ran out and acted (move clocks and game clocks)",
     "games_created": "Games created",
+    "games_abandoned": "Games ended as abandoned (no new event for their abandon_after_s)",
 }
 
 

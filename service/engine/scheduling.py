@@ -139,6 +139,7 @@ class Scheduler:
                 index.keep_idle({game_id: abandon_ms(state)})
                 return "not due"
             if engine.append_or_retry(game_id, state, cmd):
+                engine.store.count(game_id, games_abandoned=1)  # in memory: no round trip
                 return "abandoned"
         return "busy"
 
@@ -192,9 +193,12 @@ class Scheduler:
                 engine.store.games.keep_idle(unscored, new=True)
                 unscored = {}
             count += 1
-        # games in play since before the idle index (or whose entry was lost) get one
+        # games in play since before the idle index (or whose entry was lost) get one; a game
+        # that ended since it was read is put back too, and dropped by the idle pass below
         engine.store.games.keep_idle(unscored, new=True)
-        self.abandon_idle()
+        abandoned = self.abandon_idle()
+        if abandoned:
+            log.info("abandoned %d idle games", abandoned)
         # finished games past their retention delay leave Redis for the archive
         engine.archiver.run(at_ms(engine.clock()))
         if again_in_s and self.dispatcher is not None:
