@@ -237,3 +237,45 @@ def test_a_count_as_a_float_fails_the_rules(finished):
     ended[key] = float(ended[key])
     page.reseal(events)
     assert failed(events, "rules")["version"] == len(events)
+
+
+# -- an abandonment written early ---------------------------------------------------------------
+
+
+def abandoned(after_s: int = 60) -> list[dict]:
+    """A Bataille whose person never flipped: abandoned `after_s` after the bot's flip."""
+    start = "2030-01-01T00:00:00.000000Z"
+    t = Table(
+        "bataille",
+        {"abandon_after_s": after_s},
+        [{"name": "ana"}, {"bot": "random"}],
+        seed=b"i" * 32,
+        game_id="idle",
+        clock=lambda: start,
+    )
+    t.bot_move(1)
+    assert t.abandon("2030-01-01T00:00:59.999999Z") == []  # not due: nothing written
+    t.abandon("2030-01-01T00:01:00.000000Z")
+    assert t.state["result"]["reason"] == "abandoned"
+    return t.export()
+
+
+def test_an_abandonment_on_time_verifies():
+    assert verify(abandoned())["status"] == "ok"
+
+
+def test_an_abandonment_written_before_the_game_was_idle_for_abandon_after_s_fails():
+    """The rules' common ground: abandoned only after abandon_after_s with no new event. A
+    forger who ends a game early (to stop a player about to win, say) fails at that event."""
+    events = abandoned()
+    events[-1]["at"] = "2030-01-01T00:00:59.999999Z"
+    page.reseal(events)
+    assert failed(events, "before it was idle")["version"] == len(events)
+
+
+def test_an_abandonment_with_a_shorter_abandon_after_s_than_the_game_has_fails():
+    """The forger writes the same end 60 s in, but the game's own option was a week."""
+    events = abandoned(after_s=60)
+    events[0]["data"]["options"]["abandon_after_s"] = 7 * 86_400
+    page.reseal(events)
+    assert failed(events, "before it was idle")["version"] == len(events)

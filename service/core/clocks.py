@@ -4,6 +4,7 @@ such as BATAYO's time limit). Derived from the state alone, so a sweep can resto
 from __future__ import annotations
 
 from .game import add_seconds
+from .options import option
 from .state import bot_seats, game_of
 
 
@@ -21,3 +22,12 @@ def due_timers(state: dict) -> list[tuple[str, str]]:
             if int(seat) not in bots:
                 clocks.append((f"move:{seat}", add_seconds(since, timeout)))
     return clocks
+
+
+def abandon_due(state: dict) -> str | None:
+    """When a game in play is abandoned if nothing happens (the rules' common ground: no new
+    event for `abandon_after_s`): its last event's time plus the option. None unless in play.
+    It only ever moves later, as events come."""
+    if state.get("status") != "playing":
+        return None
+    return add_seconds(state["at"], option(state, "abandon_after_s"))

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import bots, fairness
 from .chain import GENESIS, event_hash
-from .clocks import due_timers
+from .clocks import abandon_due, due_timers
 from .game import Game, RuleError, not_your_turn, result
 from .sealing import FAIRNESS, chain_hash, seal, sealed_form, secrets
 from .shapes import ShapeError, check_action
@@ -309,3 +309,23 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
     cmd.game.on_timer(cmd, key)
     within_budget(cmd)
     return cmd
+
+
+def abandon(state: dict, server_seed: bytes, now: str) -> Command | None:
+    """The rules' common ground: a game in play with no new event for `abandon_after_s` ends
+    with no winner, reason `abandoned`, its seed revealed as at any end. None if it is not due
+    at `now` (not in play, or an event came since)."""
+    due = abandon_due(state)
+    if due is None or due > now:
+        return None
+    cmd = Command(state, server_seed, now, "server", cause={"abandon": {}})
+    assert cmd.game is not None, "a command on a game not created"
+    cmd.end(abandoned_result(cmd.game, cmd.state))
+    return cmd
+
+
+def abandoned_result(game: Game, state: dict) -> dict:
+    """No winner: the standings the game reports at its event budget (its own result fields,
+    so the result has the game's shape), with reason `abandoned`."""
+    standings = game.over_budget(state) if game.over_budget else {}
+    return {**standings, **result([], "abandoned", standings.get("rounds", game.rounds(state)))}

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .game import Game, Option
+
+ABANDON_AFTER_S = 7 * 86_400  # the rules' common ground: a week without a new event
 
 COMMON_OPTIONS = (
     Option(
@@ -14,7 +18,20 @@ COMMON_OPTIONS = (
         type="integer",
         doc="seconds a seat may take to move before the service plays for it",
     ),
+    Option(
+        "abandon_after_s",
+        ABANDON_AFTER_S,
+        min=60,
+        max=365 * 86_400,
+        type="integer",
+        doc="seconds without a new event after which a game in play ends with no winner "
+        "(reason `abandoned`)",
+    ),
 )
+# Options added after games were stored: the `created` event of a game made before one has no
+# value for it, and the game reads as having its default (the option did not exist, so the
+# game was made under the rules that are now its default).
+ADDED_LATER = {"abandon_after_s": ABANDON_AFTER_S}
 
 
 def options_of(game: Game) -> list[Option]:
@@ -42,3 +59,21 @@ def resolve_options(game: Game, given: dict) -> dict:
         name: spec.check(given[name]) if name in given else spec.default
         for name, spec in specs.items()
     }
+
+
+def with_later(options: dict) -> dict:
+    """Stored options with the default of every option added since they were stored."""
+    missing = {name: v for name, v in ADDED_LATER.items() if name not in options}
+    return {**options, **missing} if missing else options
+
+
+def as_before_later(options: dict) -> dict:
+    """Options without those added later that have their default: as a game with the same
+    choices was described before they existed."""
+    return {k: v for k, v in options.items() if k not in ADDED_LATER or v != ADDED_LATER[k]}
+
+
+def option(state: dict, name: str) -> Any:
+    """A stored game's option `name`; its default if the game was made before it existed."""
+    options = state["options"]
+    return options[name] if name in options else ADDED_LATER[name]

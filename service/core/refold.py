@@ -5,7 +5,8 @@ cause and the random stream: compared on type, actor, data and sealed.
 
 So an illegal move, a changed result, a deal other than the shuffle of the game's own deck, or
 any event the rules would not write fails at its version. `at` is taken as written, checked
-only never to decrease and never to fire a clock before it was due; a test game's fixed deal
+only never to decrease, never to fire a clock before it was due and never to abandon a game
+before it was idle for its `abandon_after_s`; a test game's fixed deal
 is accepted as written; which legal action a bot chose is not checked.
 """
 
@@ -14,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import command
-from .clocks import due_timers
+from .clocks import abandon_due, due_timers
 from .game import RuleError
-from .options import resolve_options
+from .options import resolve_options, with_later
 from .registry import GAMES
 from .state import BadLog, apply, bot_seats, clone, initial
 from .strict import canonical_at, is_int, same
@@ -116,6 +117,8 @@ def _reproduce(state: dict, cause: dict, first: dict, seed: bytes, fairness: int
             raise Failed(first["version"], "a clock fired before it was due")
         cmd = command.fire(state, seed, keys[0], at)
         return cmd.events
+    if kind == "abandon":
+        return _abandon(state, detail, first, seed)
     raise Failed(first["version"], f"unknown cause {kind!r}")
 
 
@@ -125,7 +128,8 @@ def _create(data: dict, seed: bytes, at: str, fairness: int = 2) -> list[dict]:
         raise Failed(1, f"unknown game {data.get('game')!r}")
     options = data.get("options")
     try:
-        if not isinstance(options, dict) or resolve_options(game, options) != options:
+        # a log made before an option existed lacks it, and has its default (`ADDED_LATER`)
+        if not isinstance(options, dict) or resolve_options(game, options) != with_later(options):
             raise Failed(1, "the options are not the game's options, each with its value")
     except ValueError as exc:
         raise Failed(1, f"bad options: {exc}") from None
@@ -172,4 +176,17 @@ def _action(state: dict, detail: Any, first: dict, seed: bytes) -> list[dict]:
         raise Failed(first["version"], f"unknown actor {by!r}")
     actor = seat if by == "seat" else by
     cmd = command.act(state, seed, seat, body, first["at"], actor)
+    return cmd.events
+
+
+def _abandon(state: dict, detail: dict, first: dict, seed: bytes) -> list[dict]:
+    """The rules' common ground: only a game in play, idle for `abandon_after_s` since its
+    last event, is abandoned (never earlier, like a clock)."""
+    due = abandon_due(state)
+    if detail or due is None:
+        raise Failed(first["version"], "only a game in play is abandoned")
+    if first["at"] < due:
+        raise Failed(first["version"], "abandoned before it was idle for abandon_after_s")
+    cmd = command.abandon(state, seed, first["at"])
+    assert cmd is not None, "due, so abandoned"
     return cmd.events

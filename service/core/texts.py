@@ -19,6 +19,14 @@ COMMON_OPTIONS: Mapping[str, Words] = {
         "tr": "Her oyuncunun hamle süresi (saniye); süre dolunca onun yerine bir bot oynar. "
         "Boş: süre sınırı yok.",
     },
+    "abandon_after_s": {
+        "en": "Seconds without any move after which the game ends with no winner, as "
+        "abandoned. A week by default.",
+        "fr": "Secondes sans aucun coup après lesquelles la partie s'arrête sans vainqueur, "
+        "abandonnée. Une semaine par défaut.",
+        "tr": "Hiç hamle yapılmadan geçen bu kadar saniyeden sonra oyun kazanansız, terk "
+        "edilmiş olarak biter. Varsayılan: bir hafta.",
+    },
     "timeout_bot": {
         "en": "The bot that plays for a player whose time ran out.",
         "fr": "Le robot qui joue pour un joueur dont le temps est écoulé.",

@@ -14,6 +14,7 @@ from typing import Any
 from .clocks import due_timers
 from .fairness import nonce
 from .game import Game
+from .options import with_later
 from .sealing import replaced, sealed_form, secrets, sees
 from .state import awaited, game_of, legal_actions
 
@@ -41,7 +42,7 @@ _FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
     "version": lambda state, seat: state["version"],
     "status": lambda state, seat: state["status"],
     "test": lambda state, seat: state["test"],
-    "options": lambda state, seat: state["options"],
+    "options": lambda state, seat: with_later(state["options"]),
     "seats": lambda state, seat: public_seats(state),
     "you": lambda state, seat: seat,
     "to_move": lambda state, seat: awaited(state),

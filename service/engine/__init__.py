@@ -32,7 +32,7 @@ from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .keys import Keyring
 from .loading import Games, NotFound
-from .scheduling import Scheduler
+from .scheduling import Scheduler, abandon_ms
 from .turns import Turns
 
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
@@ -421,7 +421,7 @@ class Engine:
     def _settle_created(self, game_id: str, game: str, state: dict, created_ms: int) -> None:
         """A made game into the listing indexes (another slot in a cluster: not in the create's
         script), then off the create journal."""
-        self.store.index(game_id, game, state["status"], created_ms)
+        self.store.index(game_id, game, state["status"], created_ms, abandon_ms(state))
         self.store.created(game_id)
 
     def settle_unfinished_creates(self, older_than_s: float = 30.0) -> int:
@@ -615,7 +615,7 @@ class Engine:
             types = [e["type"] for e in cmd.events]
             log.info("appended", extra={"game": game_id, "version": new, "event_types": types})
         if before is None or before["status"] != cmd.state["status"]:
-            self.store.set_status(game_id, cmd.state["status"])
+            self.store.set_status(game_id, cmd.state["status"], abandon_ms(cmd.state))
             if cmd.state["status"] == "finished":  # archived once its retention delay passed
                 self.store.mark_finished(game_id, ended_ms(cmd.state))
                 if self.dispatcher is not None:  # its audits made off the request path
@@ -635,6 +635,9 @@ class Engine:
 
     def due(self, game_id: str) -> None:
         self.scheduler.due(game_id)
+
+    def abandon(self, game_id: str) -> str:
+        return self.scheduler.abandon(game_id)
 
     def audit(self, game_id: str) -> str:
         """Make and keep a finished game's audits (a job: a long game's take seconds)."""

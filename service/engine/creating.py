@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.chain import canonical
 from ..core.game import RuleError, bad_action
-from ..core.options import resolve_options
+from ..core.options import as_before_later, resolve_options
 from ..core.registry import GAMES
 from . import tokens
 
@@ -96,8 +96,10 @@ def _check_deal(game: Any, deal: Any, options: dict) -> None:
 
 def _test_id(seed: str, game: str, options: dict, seats: list[dict]) -> str:
     """A test game with a fixed seed and no fixed id: the id is the request's own, so the same
-    seed, options, seats and client seeds make the same game (the id enters the random stream)."""
-    request = {"seed": seed.lower(), "game": game, "options": options, "seats": seats}
+    seed, options, seats and client seeds make the same game (the id enters the random stream),
+    whichever version made it: an option added later counts only if it is not its default."""
+    described = as_before_later(options)
+    request = {"seed": seed.lower(), "game": game, "options": described, "seats": seats}
     return hashlib.sha256(b"batayo-test-game|" + canonical(request)).hexdigest()[:16]
 
 

@@ -4,17 +4,29 @@ changes nothing that a sweep cannot restore."""
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING
 
-from ..core import bots
+from ..core import bots, command
 from ..core.clock import at_ms
-from ..core.clocks import due_timers
+from ..core.clocks import abandon_due, due_timers
 from ..core.game import add_seconds
 from ..core.state import awaited, bot_seats, game_of
 
 if TYPE_CHECKING:
     from . import Engine
+
+log = logging.getLogger("batayo.engine")
+IDLE_PAGE = 100  # games the sweep takes from the idle index at once
+IDLE_MOST = 1_000  # and at most in one pass (bounded work): the rest wait for the next pass
+BACKFILL = 500  # idle scores of games in play written at once by the sweep's walk
+
+
+def abandon_ms(state: dict) -> int | None:
+    """When the game is abandoned if nothing happens, in ms (None: not in play)."""
+    due = abandon_due(state)
+    return None if due is None else at_ms(due)
 
 
 def job_id(*parts: str) -> str:
@@ -104,6 +116,56 @@ class Scheduler:
                 return "fired"
         return "busy"
 
+    def abandon(self, game_id: str) -> str:
+        """End the game as abandoned if it is due (the rules' common ground: no new event for
+        its `abandon_after_s`), through the engine's append, so its end does what every end
+        does (status, archive, audits, the client's cap). Else its idle score is corrected:
+        its real deadline if it moved since the score was written, out if it is not in play."""
+        from . import MAX_RETRIES, NotFound
+
+        engine = self.engine
+        index = engine.store.games
+        for _ in range(MAX_RETRIES):
+            try:
+                state = engine.load(game_id)
+            except NotFound:
+                index.drop_idle(game_id)
+                return "gone"
+            if state["status"] != "playing":  # its end's removal was lost with the store
+                index.drop_idle(game_id)
+                return "not playing"
+            cmd = command.abandon(state, engine.games.seed(game_id), engine.clock())
+            if cmd is None:
+                index.keep_idle({game_id: abandon_ms(state)})
+                return "not due"
+            if engine.append_or_retry(game_id, state, cmd):
+                engine.store.count(game_id, games_abandoned=1)  # in memory: no round trip
+                return "abandoned"
+        return "busy"
+
+    def abandon_idle(self) -> int:
+        """Abandon the games in play idle past their deadline: those whose idle score has
+        passed, page by page, at most `IDLE_MOST` a pass, so a pass costs O(due), not O(games).
+        Each game looked at leaves the due range (abandoned, or given its real deadline) but for
+        one that fails or stays busy, which is skipped until the next pass. How many ended."""
+        index = self.engine.store.games
+        now_ms = at_ms(self.engine.clock())
+        ended = looked = skipped = 0
+        while looked < IDLE_MOST:
+            page = index.idle(now_ms, IDLE_PAGE, start=skipped)
+            for game_id in page:
+                try:
+                    outcome = self.abandon(game_id)
+                except Exception:  # one bad game must not hold the others back
+                    log.exception("abandoning %s failed; tried again next pass", game_id)
+                    outcome = "busy"
+                ended += outcome == "abandoned"
+                skipped += outcome == "busy"
+            looked += len(page)
+            if len(page) < IDLE_PAGE:
+                break
+        return ended
+
     def due(self, game_id: str) -> None:
         """Enqueue again whatever the game is waiting for (a sweep after lost jobs)."""
         self.schedule(None, self.engine.load(game_id))
@@ -118,13 +180,25 @@ class Scheduler:
         play it saw."""
         engine = self.engine
         engine.settle_unfinished_creates()
-        count = 0
+        count, unscored = 0, {}
         for game_id in engine.store.playing():
             state = engine.load(game_id)
             if state["status"] != "playing":  # its status change was lost with the store
-                engine.store.set_status(game_id, state["status"])
+                engine.store.set_status(game_id, state["status"], abandon_ms(state))
             self.schedule(None, state)
+            idle_ms = abandon_ms(state)
+            if idle_ms is not None:
+                unscored[game_id] = idle_ms
+            if len(unscored) >= BACKFILL:
+                engine.store.games.keep_idle(unscored, new=True)
+                unscored = {}
             count += 1
+        # games in play since before the idle index (or whose entry was lost) get one; a game
+        # that ended since it was read is put back too, and dropped by the idle pass below
+        engine.store.games.keep_idle(unscored, new=True)
+        abandoned = self.abandon_idle()
+        if abandoned:
+            log.info("abandoned %d idle games", abandoned)
         # finished games past their retention delay leave Redis for the archive
         engine.archiver.run(at_ms(engine.clock()))
         if again_in_s and self.dispatcher is not None:

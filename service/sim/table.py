@@ -114,6 +114,11 @@ class Table:
         cmd = command.fire(self.state, self.seed, key, now or self.clock())
         return self._take(cmd) if cmd else []
 
+    def abandon(self, now: str) -> list[dict]:
+        """End the game as abandoned (the rules' common ground); nothing if not due at `now`."""
+        cmd = command.abandon(self.state, self.seed, now)
+        return self._take(cmd) if cmd else []
+
     def view(self, seat: int | None) -> dict:
         return game_view(self.state, seat)
 

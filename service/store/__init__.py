@@ -385,9 +385,12 @@ class Store:
         """Whether this process schedules the next sweep (one chain, however many workers)."""
         return bool(self.redis.set("sweep:next", due, nx=True, ex=max(1, every_s - 1)))
 
-    def index(self, game_id: str, game: str, status: str, created_ms: int) -> None:
-        """Record the game in the listing indexes (newest first by creation time)."""
-        self.games.add(game_id, game, status, created_ms)
+    def index(
+        self, game_id: str, game: str, status: str, created_ms: int, idle_ms: int | None = None
+    ) -> None:
+        """Record the game in the listing indexes (newest first by creation time), and a game
+        in play in the idle index (`idle_ms`: when it is abandoned if nothing happens)."""
+        self.games.add(game_id, game, status, created_ms, idle_ms)
 
     # A create's journal: a game is noted before its script runs and cleared once indexed, so a
     # create cut short between the two (a lost reply, a crash; the index is another slot in a
@@ -444,8 +447,8 @@ class Store:
         self.redis.delete("sweep:next")  # the lost chain's claim would stop the new one
         return True
 
-    def set_status(self, game_id: str, status: str) -> None:
-        self.games.set_status(game_id, status)
+    def set_status(self, game_id: str, status: str, idle_ms: int | None = None) -> None:
+        self.games.set_status(game_id, status, idle_ms)
 
     # -- reading -------------------------------------------------------------------------------
 

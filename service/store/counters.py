@@ -31,6 +31,7 @@ NAMES = {
     "bot_moves": "Moves played by bots",
     "timers_fired": "Clocks that ran out and acted (move clocks and game clocks)",
     "games_created": "Games created",
+    "games_abandoned": "Games ended as abandoned (no new event for their abandon_after_s)",
 }
 
 # what this process did, whichever of its stores did it (the API's and its embedded worker's);

@@ -6,6 +6,12 @@ script, atomic and idempotent: a status change seen twice counts once. It is wri
 game is created and when its status changes, never on an ordinary append, so on a cluster its
 node is not on every move's path. Listing reads one page of one sorted set, the counts are one
 hash, and the sweep walks only the games in play: none of it grows with the games stored.
+
+The games in play are kept by when they are abandoned if nothing happens (`IDLE`, the rules'
+common ground: no new event for `abandon_after_s`). Its score is written as a game starts and
+then only by the sweep, never by a move: a game's real deadline only moves later as events
+come, so a score is a bound from below, and the sweep that finds it passed looks at the game
+and either abandons it or writes its real deadline (`Scheduler.abandon_idle`).
 """
 
 from __future__ import annotations
@@ -19,14 +25,30 @@ STATUS = P + "status"  # id -> status
 KIND = P + "kind"  # id -> game kind
 ALL = P + "all"  # id by creation time (ms)
 COUNTS = P + "counts"  # status -> games in it
+IDLE = P + "idle"  # id of a game in play -> when it is abandoned at the earliest (ms)
 
 # Every key below is named from the `{games}` prefix, so all share the slot of KEYS[1].
-# KEYS: the status hash. ARGV: id, kind, status, created ms. A game indexed before is left as
-# it is; a status set before the game was indexed (the create's first append) wins.
-_INDEX = """
+# A game in play is in the idle index (ARGV[n]: when it is abandoned, ms; '' not known),
+# any other game is not.
+_LUA_IDLE = """
+local function idle(id, status, ms)
+  if status ~= 'playing' then
+    redis.call('ZREM', '{games}:idle', id)
+  elseif ms ~= '' then
+    redis.call('ZADD', '{games}:idle', ms, id)
+  end
+end
+"""
+
+# KEYS: the status hash. ARGV: id, kind, status, created ms, abandoned ms. A game indexed before
+# is left as it is; a status set before the game was indexed (the create's first append) wins.
+_INDEX = (
+    _LUA_IDLE
+    + """
 local P, id, kind, ms = '{games}:', ARGV[1], ARGV[2], ARGV[4]
 if redis.call('ZSCORE', P .. 'all', id) then return 0 end
 local st = redis.call('HGET', KEYS[1], id) or ARGV[3]
+idle(id, st, ARGV[5])
 redis.call('ZADD', P .. 'all', ms, id)
 redis.call('ZADD', P .. 'game:' .. kind, ms, id)
 redis.call('ZADD', P .. 'in:' .. st, ms, id)
@@ -36,14 +58,18 @@ redis.call('HSET', P .. 'kind', id, kind)
 redis.call('HINCRBY', P .. 'counts', st, 1)
 return 1
 """
+)
 
-# KEYS: the status hash. ARGV: id, the new status. Moves the game between the status sets and
-# counts; nothing when it already has that status.
-_SET_STATUS = """
+# KEYS: the status hash. ARGV: id, the new status, abandoned ms. Moves the game between the
+# status sets and counts; nothing when it already has that status.
+_SET_STATUS = (
+    _LUA_IDLE
+    + """
 local P, id, new = '{games}:', ARGV[1], ARGV[2]
 local old = redis.call('HGET', KEYS[1], id)
 if old == new then return 0 end
 redis.call('HSET', KEYS[1], id, new)
+idle(id, new, ARGV[3])
 local ms = redis.call('ZSCORE', P .. 'all', id)
 if not ms then return 1 end
 local kind = redis.call('HGET', P .. 'kind', id)
@@ -57,6 +83,7 @@ redis.call('ZADD', P .. 'game:' .. kind .. ':in:' .. new, ms, id)
 redis.call('HINCRBY', P .. 'counts', new, 1)
 return 1
 """
+)
 
 # What versions before the `{games}` tag kept (unslotted keys): adopted once, then removed.
 LEGACY_STATUS, LEGACY_ALL, LEGACY_GAME = "games:status", "games:all", "games:game:"
@@ -78,11 +105,32 @@ class GameIndex:
         self._index = Script(client, _INDEX)
         self._set_status = Script(client, _SET_STATUS)
 
-    def add(self, game_id: str, game: str, status: str, created_ms: int) -> None:
-        self._index(keys=[STATUS], args=[game_id, game, status, created_ms])
+    def add(
+        self, game_id: str, game: str, status: str, created_ms: int, idle_ms: int | None = None
+    ) -> None:
+        """`idle_ms`: when a game in play is abandoned if nothing happens (None: not known)."""
+        args = [game_id, game, status, created_ms, "" if idle_ms is None else idle_ms]
+        self._index(keys=[STATUS], args=args)
 
-    def set_status(self, game_id: str, status: str) -> None:
-        self._set_status(keys=[STATUS], args=[game_id, status])
+    def set_status(self, game_id: str, status: str, idle_ms: int | None = None) -> None:
+        args = [game_id, status, "" if idle_ms is None else idle_ms]
+        self._set_status(keys=[STATUS], args=args)
+
+    def idle(self, before_ms: int, limit: int, start: int = 0) -> list[str]:
+        """Up to `limit` games whose idle score is at or before `before_ms`, earliest first,
+        skipping the first `start` of them: one page of one sorted set, O(log n + limit)."""
+        ids = self.redis.zrangebyscore(IDLE, "-inf", before_ms, start=start, num=limit)
+        return [i.decode() for i in ids]
+
+    def keep_idle(self, deadlines: dict[str, int], new: bool = False) -> None:
+        """Write games' idle scores: of games still in the index (a game that ended meanwhile
+        left it, and is not put back), or with `new` of games not in it yet (a back-fill)."""
+        if deadlines:
+            self.redis.zadd(IDLE, deadlines, nx=new, xx=not new)
+
+    def drop_idle(self, *game_ids: str) -> None:
+        if game_ids:
+            self.redis.zrem(IDLE, *game_ids)
 
     def page(
         self, game: str | None, status: str | None, offset: int, limit: int

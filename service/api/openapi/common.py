@@ -335,6 +335,10 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         ),
         "CauseJoin": _object({"join": _object({"seat": SEAT_NUMBER})}, description="a seat taken"),
         "CauseTimer": _object({"timer": _object({"due": TIME})}, description="a clock ran out"),
+        "CauseAbandon": _object(
+            {"abandon": {"type": "object", "additionalProperties": False}},
+            description="no new event for the game's abandon_after_s: it ends, abandoned",
+        ),
         "SeatPerson": _object(
             {
                 "name": NAME_IN,

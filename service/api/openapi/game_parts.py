@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.game import Game, Option
-from ...core.options import options_of
+from ...core.options import ADDED_LATER, options_of
 from ...core.shapes import ANY, Event, Opt
 from .common import HEX64, SEALED, TIME, ref
 
@@ -51,7 +51,8 @@ def _options(game: Game, required: bool) -> dict:
     return {
         "type": "object",
         "properties": {o.name: option_schema(o, request=not required) for o in options},
-        "required": [o.name for o in options] if required else [],
+        # an option added later is absent from the `created` event of a game made before it
+        "required": [o.name for o in options if o.name not in ADDED_LATER] if required else [],
         "additionalProperties": False,
     }
 
@@ -280,6 +281,7 @@ def _cause(p: str, game: Game) -> dict[str, dict]:
                 ref("CauseCreate"),
                 ref("CauseJoin"),
                 ref("CauseTimer"),
+                ref("CauseAbandon"),
             ],
         },
     }

@@ -136,7 +136,7 @@ TABLE = Obj(
 )
 
 RESULT = {
-    "reason": Choice(("all_cards", "no_cards", "cycle", "round_limit", "event_limit")),
+    "reason": Choice(("all_cards", "no_cards", "cycle", "round_limit", "event_limit", "abandoned")),
     "cards": ListOf(Int(0)),
     "cycle_start": Opt(Int(0)),
 }

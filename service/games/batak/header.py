@@ -110,7 +110,7 @@ TABLE = Obj(
 )
 
 RESULT = {
-    "reason": Choice(("deals_played", "round_limit", "event_limit")),
+    "reason": Choice(("deals_played", "round_limit", "event_limit", "abandoned")),
     "scores": ListOf(Int()),
     "team_scores": Opt(ListOf(Int())),
 }

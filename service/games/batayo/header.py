@@ -192,6 +192,7 @@ RESULT = {
             "sudden_death",
             "sudden_death_draw",
             "event_limit",
+            "abandoned",
         )
     ),
     "cards": ListOf(Int(0)),

@@ -145,7 +145,9 @@ TABLE = Obj(
 )
 
 RESULT = {
-    "reason": Choice(("losing_streak", "rounds_survived", "too_many_replays", "event_limit")),
+    "reason": Choice(
+        ("losing_streak", "rounds_survived", "too_many_replays", "event_limit", "abandoned")
+    ),
     "counted": Int(0),
     "round_results": ListOf(Choice(("king", "allies", "void"))),
     "void_rounds": Int(0),
