@@ -134,6 +134,13 @@ def test_games_finish_and_verify_through_a_queue_outage_and_a_killed_worker(redi
         assert all(playing(port, g) for g in [*played, *clocked])
         # games made while the queue is away: their first bot moves wait in the outbox
         bots += [create(port, [{"bot": "greedy"}, {"bot": "random"}])[0] for _ in range(4)]
+        for _ in range(2):  # a human's first flip while the queue is away: answered
+            gid, tokens = create(port, [{"name": "ana"}, {"bot": "greedy"}])
+            humans.acknowledged[gid] = 0
+            humans._act(gid, tokens[0])
+            assert humans.acknowledged[gid] == 1, humans.statuses
+            played[gid] = tokens
+            humans.games[gid] = tokens  # played on by the thread from here
         time.sleep(OUTAGE_S)
         back = time.monotonic()
         queue_server.start_again()

@@ -23,7 +23,7 @@ from ..core.game import RuleError
 from ..core.views import game_view, shown_event
 from ..store import STORE_DOWN, Conflict, Replayed, Store
 from . import idempotency, tokens
-from .archiving import Archiver, ended_ms
+from .archiving import Archiver
 from .audits import Audits
 from .clients import capped
 from .creating import Plan, new_game_id, plan
@@ -32,7 +32,8 @@ from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .keys import Keyring
 from .loading import Games, NotFound
-from .scheduling import Scheduler, abandon_ms
+from .projections import Appended, Projections, abandon_ms
+from .scheduling import Scheduler
 from .turns import Turns
 
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
@@ -80,6 +81,7 @@ class Engine:
         self.audits = Audits(self)
         self.archiver = Archiver(self)
         self.turns = Turns()
+        self.projections = Projections(store, lambda: bool(self.games_per_client))
         self.keys: Keyring | None = None  # the deployment's signing key (None: logs unsigned)
 
     # -- reading -------------------------------------------------------------------------------
@@ -614,16 +616,8 @@ class Engine:
         if log.isEnabledFor(logging.INFO):  # off under gunicorn (WARNING): no record built there
             types = [e["type"] for e in cmd.events]
             log.info("appended", extra={"game": game_id, "version": new, "event_types": types})
-        if before is None or before["status"] != cmd.state["status"]:
-            self.store.set_status(game_id, cmd.state["status"], abandon_ms(cmd.state))
-            if cmd.state["status"] == "finished":  # archived once its retention delay passed
-                self.store.mark_finished(game_id, ended_ms(cmd.state))
-                if self.dispatcher is not None:  # its audits made off the request path
-                    self.dispatcher.enqueue("audit", (game_id,), job_id=f"audit-{game_id}")
-            if cmd.state["status"] == "finished" and self.games_per_client:
-                creator = self.store.meta(game_id).get("client")
-                if creator:  # the game no longer counts against its client's cap
-                    self.store.release_game(creator, game_id)
+        change = Appended(game_id, cmd.state, before["status"] if before else None)
+        self.projections.after_append(change, self.dispatcher)
 
     # -- the jobs ------------------------------------------------------------------------------
 

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from ..core import bots, command
 from ..core.clock import at_ms
-from ..core.clocks import abandon_due, due_timers
+from ..core.clocks import due_timers
 from ..core.game import add_seconds
 from ..core.state import awaited, bot_seats, game_of
+from .projections import Appended, abandon_ms
 
 if TYPE_CHECKING:
     from . import Engine
@@ -21,12 +22,6 @@ log = logging.getLogger("batayo.engine")
 IDLE_PAGE = 100  # games the sweep takes from the idle index at once
 IDLE_MOST = 1_000  # and at most in one pass (bounded work): the rest wait for the next pass
 BACKFILL = 500  # idle scores of games in play written at once by the sweep's walk
-
-
-def abandon_ms(state: dict) -> int | None:
-    """When the game is abandoned if nothing happens, in ms (None: not in play)."""
-    due = abandon_due(state)
-    return None if due is None else at_ms(due)
 
 
 def job_id(*parts: str) -> str:
@@ -183,8 +178,9 @@ class Scheduler:
         count, unscored = 0, {}
         for game_id in engine.store.playing():
             state = engine.load(game_id)
-            if state["status"] != "playing":  # its status change was lost with the store
-                engine.store.set_status(game_id, state["status"], abandon_ms(state))
+            if state["status"] != "playing":  # what its status change projects was lost
+                change = Appended(game_id, state, "playing")
+                engine.projections.catch_up(change, self.dispatcher)
             self.schedule(None, state)
             idle_ms = abandon_ms(state)
             if idle_ms is not None:

@@ -95,7 +95,7 @@ class Tally:
         timer.daemon = True
         timer.start()
 
-    def flush(self) -> None:
+    def flush(self, at_exit: bool = False) -> None:
         """Write what is pending, one shard at a time (a shard that fails is kept for the next try).
 
         One flush at a time: two threads sharing a cluster client's pipelines race inside
@@ -113,7 +113,10 @@ class Tally:
                         pipe.hincrby(name, field, n)
                     pipe.execute()
                 except Exception as exc:  # a Redis away, or a client closed under it
-                    log.warning("counters not written, kept for the next write: %s", exc)
+                    # at exit there is no next write: a Redis gone first is no news then
+                    (log.debug if at_exit else log.warning)(
+                        "counters not written, kept for the next write: %s", exc
+                    )
                     failed[name] = fields
             if failed:
                 # kept, and written with the next counts (no timer of its own: a store whose
@@ -132,6 +135,6 @@ _TALLIES: weakref.WeakSet[Tally] = weakref.WeakSet()
 def _flush_all() -> None:
     for tally in list(_TALLIES):
         try:
-            tally.flush()
+            tally.flush(at_exit=True)
         except Exception:
             log.debug("counters lost at exit", exc_info=True)
