@@ -14,6 +14,7 @@ from flask import Flask
 from service.api import create_app
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
+from service.settings import load
 from service.store import Store
 
 from .support.client import CheckedClient
@@ -30,7 +31,9 @@ class Side:
         self.engine = Engine(
             Store(fakeredis.FakeRedis()), QueueDispatcher(), test_games=True, clock=lambda: T0
         )
-        self.app: Flask = create_app(self.engine, direct_path=direct)
+        origins = ",".join(config.pop("CORS_ORIGINS", ()))
+        settings = load(cors_origins=origins) if origins else None
+        self.app: Flask = create_app(self.engine, direct_path=direct, settings=settings)
         self.app.config.update({"RATE_LIMIT": 0, "RATE_LIMIT_TOKEN": 0, **config})
         self.to_flask = 0
         if direct:
