@@ -1,4 +1,4 @@
-"""The archive and the audits of long games (issue #19 points 2 and 3).
+"""The archive and the audits of long games.
 
 - archive: finished all-bot games of each kind played through the engine on a real Redis,
   then archived: `MEMORY USAGE` of every key of the game before and after (target 0 after),

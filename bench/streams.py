@@ -1,4 +1,4 @@
-"""The live-stream bench (issue 17): many spectators of one Bataille game on one API process,
+"""The live-stream bench: many spectators of one Bataille game on one API process,
 one action a second, /healthz probed ten times a second.
 
     python bench/streams.py --server production --followers 5000 --seconds 60

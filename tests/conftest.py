@@ -88,7 +88,7 @@ def cluster_redis(redis_cluster):
 
 @pytest.fixture(params=["redis", "cluster"])
 def server_redis(request):
-    """A real store: a single server, then the cluster (issue 18: the store and race tests run
+    """A real store: a single server, then the cluster (the store and race tests run
     on both)."""
     return request.getfixturevalue("real_redis" if request.param == "redis" else "cluster_redis")
 

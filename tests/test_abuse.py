@@ -245,7 +245,7 @@ def test_the_default_limits_come_from_the_environment(monkeypatch):
 
 
 def test_a_limiter_that_cannot_count_fails_closed_with_a_503_to_retry():
-    """Issue 18: the limiter must never silently let requests through when its keys cannot be
+    """The limiter must never silently let requests through when its keys cannot be
     counted (a store away, a cluster node away): a 503 `unavailable` with Retry-After, and the
     limit holds again once it can count."""
     down = [True]

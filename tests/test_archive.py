@@ -1,4 +1,4 @@
-"""Issue #19 point 2: finished games leave Redis for the archive after a retention delay, and
+"""Finished games leave Redis for the archive after a retention delay, and
 every read route serves them as before, byte for byte (views, `?at=N`, events, ties, verify,
 export, the listing, the stream, a seat's private view)."""
 

@@ -1,4 +1,4 @@
-"""Issue 7 on the server: the tie audit, the live stream that resumes, export for offline checks."""
+"""The tie audit, the live stream that resumes, export for offline checks."""
 
 from __future__ import annotations
 

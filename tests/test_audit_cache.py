@@ -1,4 +1,4 @@
-"""Issue #19 point 3: 'audits (/ties, /verify) of long games cached or paged'. The cached or
+"""'audits (/ties, /verify) of long games cached or paged'. The cached or
 incremental answer must equal a fresh audit of the whole log, for every caller, at every
 step of a game in play (reveals included), once it has ended, and once it is archived."""
 

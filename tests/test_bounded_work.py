@@ -1,4 +1,4 @@
-"""Issue 19, point 3: bounded work per game. Sane maxima for `max_rounds` and the time options
+"""Bounded work per game. Sane maxima for `max_rounds` and the time options
 (a clear 400 beyond, nothing created); a per-game event budget that ends a game as its rules say
 (RULES.md, Stuck games: "A per-game event budget ... ends a game the same way with reason
 `event_limit`"); a per-client cap on games in play (a clear 429)."""

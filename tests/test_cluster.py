@@ -1,4 +1,4 @@
-"""Issue 18: the store on a Redis Cluster, the settings that choose it, the listing index and
+"""The store on a Redis Cluster, the settings that choose it, the listing index and
 counters that keep every append off one node, and readiness that means "can take writes"."""
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ pytestmark = pytest.mark.redis
 
 
 def test_a_cluster_without_the_flag_refuses_to_start(redis_cluster):
-    """Issue 18.1: a cluster without the flag refuses to start with a clear message."""
+    """A cluster without the flag refuses to start with a clear message."""
     with pytest.raises(StartupError, match="BATAYO_REDIS_CLUSTER=1"):
         connect(Settings(redis_url=redis_cluster.url, cluster=False))
 
 
 def test_the_flag_without_a_cluster_refuses_to_start(redis_url):
-    """Issue 18.1: the flag without a cluster refuses to start with a clear message."""
+    """The flag without a cluster refuses to start with a clear message."""
     settings = Settings(redis_url=redis_url, cluster=True, queue_url=redis_url)
     with pytest.raises(StartupError, match="not a cluster node"):
         connect(settings)
 
 
 def test_a_cluster_needs_a_plain_redis_for_the_queue(redis_cluster, redis_url):
-    """Issue 18.1: the queue uses BATAYO_QUEUE_URL (required when clustered), never a cluster."""
+    """The queue uses BATAYO_QUEUE_URL (required when clustered), never a cluster."""
     with pytest.raises(StartupError, match="BATAYO_QUEUE_URL"):
         connect(Settings(redis_url=redis_cluster.url, cluster=True))
     with pytest.raises(StartupError, match="RQ cannot run on a cluster"):
@@ -103,7 +103,7 @@ def test_no_startup_node_answering_refuses_to_start_without_a_password(redis_url
 
 
 def test_games_and_counters_spread_over_the_nodes_and_read_back_whole(cluster_redis, redis_cluster):
-    """Issue 18.1: hot global keys do not funnel every append through one node: each game's
+    """Hot global keys do not funnel every append through one node: each game's
     keys and its counter shard follow the game id, so 40 games land on every node."""
     store = Store(cluster_redis)
     for n in range(40):
@@ -214,7 +214,7 @@ def test_listing_reads_one_page_whatever_the_games_stored():
 
 
 def test_readyz_says_not_ready_when_redis_answers_ping_but_refuses_writes(real_redis):
-    """Issue 18.1: /readyz must say not ready when the store cannot take writes (a PING is not
+    """/readyz must say not ready when the store cannot take writes (a PING is not
     enough: here every write is refused for want of replicas, yet PING answers)."""
     app = create_app(Engine(Store(real_redis)))
     c = app.test_client()
@@ -231,7 +231,7 @@ def test_readyz_says_not_ready_when_redis_answers_ping_but_refuses_writes(real_r
 
 @pytest.mark.slow
 def test_readyz_says_not_ready_when_a_node_of_the_cluster_is_down(tmp_path):
-    """Issue 18.1: on a cluster, one primary away means some games cannot take writes."""
+    """On a cluster, one primary away means some games cannot take writes."""
     try:
         servers = RedisClusterServers(tmp_path)
     except (FileNotFoundError, RuntimeError) as exc:

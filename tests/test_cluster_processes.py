@@ -1,4 +1,4 @@
-"""Issue 18.2: the service as it runs past one box. Two API processes and two worker processes
+"""The service as it runs past one box. Two API processes and two worker processes
 on the tests' own Redis Cluster (the store) and a plain Redis (the job queue); all four games
 played at once, each with one human whose moves alternate between the two APIs with If-Match
 while the workers move the bots; then every chain verifies and the games' keys are on at least

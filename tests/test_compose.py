@@ -1,4 +1,4 @@
-"""docker-compose.yml: Compose accepts it, and it is the production shape of issues 6 and 18:
+"""docker-compose.yml: Compose accepts it, and it is the production shape of the service:
 HAProxy in front of `--scale api=N`, health checks that mean something, durable AOF, pinned
 images, a lock file for the image, and a wheel that carries its static files and spec."""
 
@@ -90,7 +90,7 @@ def _required(tool: str) -> None:
 
 
 def test_haproxy_accepts_its_config():
-    """Issue 18.3: the load balancer's own config test (Debian's haproxy, as the image's)."""
+    """The load balancer's own config test (Debian's haproxy, as the image's)."""
     haproxy = shutil.which("haproxy") or (
         "/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None
     )
@@ -103,7 +103,7 @@ def test_haproxy_accepts_its_config():
 
 
 def test_the_api_scales_behind_the_load_balancer():
-    """Issue 18.3: `--scale api=N` works: no replica binds a host port, the balancer does and
+    """`--scale api=N` works: no replica binds a host port, the balancer does and
     sends to every `api` replica whose /readyz answers; api and worker are health-checked."""
     found = services()
     assert "ports" not in found["api"] and found["lb"]["ports"] == ["8000:8000"]
@@ -124,7 +124,7 @@ def test_the_api_scales_behind_the_load_balancer():
 
 
 def test_every_replica_and_worker_share_one_archive():
-    """Issue 19.2 with 18.3: a finished game archived by a worker's sweep is read by any api
+    """A finished game archived by a worker's sweep is read by any api
     replica, so both name the same archive, on one volume."""
     services = yaml.safe_load(COMPOSE.read_text())["services"]
     urls = {services[name]["environment"]["BATAYO_ARCHIVE_URL"] for name in ("api", "worker")}
@@ -135,7 +135,7 @@ def test_every_replica_and_worker_share_one_archive():
 
 
 def test_every_image_is_pinned_to_a_version():
-    """Issue 18.3: pinned images (a full version, never a moving tag such as 7-alpine)."""
+    """Pinned images (a full version, never a moving tag such as 7-alpine)."""
     images = [s["image"] for s in services().values() if "image" in s]
     base = next(
         line.split()[1] for line in DOCKERFILE.read_text().splitlines() if line.startswith("FROM")
@@ -146,7 +146,7 @@ def test_every_image_is_pinned_to_a_version():
 
 
 def test_the_image_installs_the_lock_then_the_project_alone():
-    """Issue 18.3: a lock file for the image: every dependency of pyproject.toml pinned (==) at
+    """A lock file for the image: every dependency of pyproject.toml pinned (==) at
     a version its requirement accepts, installed before the project, which adds nothing."""
     from packaging.requirements import Requirement
 
@@ -169,7 +169,7 @@ def test_the_image_installs_the_lock_then_the_project_alone():
 
 
 def test_the_redis_healthcheck_fails_while_redis_is_loading(tmp_path, redis_server):
-    """Issue 18.3: `redis-cli ping` exits 0 on a Redis still loading its AOF; the healthcheck
+    """`redis-cli ping` exits 0 on a Redis still loading its AOF; the healthcheck
     must not: it passes on a Redis that answers PONG and fails on one that answers LOADING."""
     if shutil.which("redis-cli") is None:
         _required("redis-cli")
@@ -200,7 +200,7 @@ def test_the_redis_healthcheck_fails_while_redis_is_loading(tmp_path, redis_serv
 
 @pytest.mark.slow
 def test_the_wheel_carries_the_static_files_and_the_spec(tmp_path):
-    """Issue 18.3: the built wheel carries service/web/static and openapi.yaml (the pages 404
+    """The built wheel carries service/web/static and openapi.yaml (the pages 404
     outside the source folder otherwise)."""
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path)],

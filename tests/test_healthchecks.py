@@ -1,4 +1,4 @@
-"""Issue 18.3: the containers' health checks, run as compose runs them (`batayo healthcheck
+"""The containers' health checks, run as compose runs them (`batayo healthcheck
 api|worker`): healthy only while the API can take writes and while a worker of this host beats."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The HTTP conventions integrators expect (issue 16, points 4 and 5), on the in-process app:
+"""The HTTP conventions integrators expect, on the in-process app:
 CORS by allow-list, WWW-Authenticate on 401, conditional GET and strong If-Match, caching
 headers, compression, RateLimit headers, idempotency keys scoped to the seat, the metrics
 content type; and the inputs that once were 500s, now 4xx problems, and a store that does not
@@ -335,7 +335,7 @@ def test_every_v1_route_answers_503_while_the_store_does_not_answer():
     token = {"Authorization": f"Bearer {gid}.0.x"}
     for method, path, payload in requests:
         r = checked.open(method, path, json_body=payload, headers=token)
-        # the rules too: the rate limiter cannot count, and fails closed (issue 18: never open)
+        # the rules too: the rate limiter cannot count, and fails closed (never open)
         assert (r.status_code, r.json["code"]) == (503, "unavailable"), (method, path)
         assert r.headers["Retry-After"] == "1"
     ready = checked.get("/readyz")

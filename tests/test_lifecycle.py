@@ -1,4 +1,4 @@
-"""Issue 22: `batayo serve` stops cleanly and fast, its embedded redis-server never outlives it,
+"""`batayo serve` stops cleanly and fast, its embedded redis-server never outlives it,
 one server per data folder; `batayo worker` and the Docker image's command stop within their
 grace. Seconds are asserted with a 2x margin (the machine is shared)."""
 

@@ -1,4 +1,4 @@
-"""The contract is generated from the game registry (issue 16): the committed openapi.yaml is
+"""The contract is generated from the game registry: the committed openapi.yaml is
 exactly the built-in games' document, it is valid OpenAPI, it has the app's operations, the
 server serves its own registry's document (a registered game included) at /openapi.json, and
 every game's view, event and result as the server makes them fit their schemas. (Every answer

@@ -1,4 +1,4 @@
-"""Workers that never lose a move (issue 6), with real RQ worker processes and real Redis."""
+"""Workers that never lose a move, with real RQ worker processes and real Redis."""
 
 from __future__ import annotations
 

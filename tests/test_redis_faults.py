@@ -1,4 +1,4 @@
-"""Issue 19, point 1: "No corruption, no double move, whatever Redis does." Each fault is injected
+"""What must hold: "No corruption, no double move, whatever Redis does." Each fault is injected
 on the tests' own real Redis server (a reply lost after the server applied the command, a stream
 rolled back to an older copy, the queue's keys lost), and every answer must be one of
 (CLARIFICATIONS, Redis faults): the right outcome applied once; a refusal that changed nothing;
@@ -80,7 +80,7 @@ def flips(engine: Engine, gid: str) -> Counter:
 
 
 def test_a_lost_reply_to_an_action_applies_it_once_and_answers_it(engine, api, faults):
-    """Issue 19: "A lost Redis reply makes redis-py retry the append; the retry meets conflict,
+    """What must hold: "A lost Redis reply makes redis-py retry the append; the retry meets conflict,
     the engine decides again, and one POST became two flips." Now the resent append finds its
     own command in the stream and answers the first outcome."""
     created = api.post("/v1/games", json=HUMANS).json
@@ -110,7 +110,7 @@ def test_a_lost_reply_to_an_if_match_action_is_not_refused(engine, api, faults):
 
 
 def test_a_lost_reply_to_a_create_makes_one_whole_game(engine, api, faults):
-    """Issue 19: "A create whose reply is lost leaves a game with no index, no status, and
+    """What must hold: "A create whose reply is lost leaves a game with no index, no status, and
     tokens nobody received." The create is one script, and its resend answers it."""
     faults.arm(engine.store._create.sha)
     r = api.post("/v1/games", json=HUMANS)
@@ -213,7 +213,7 @@ def play(engine: Engine, gid: str, n: int, **kw) -> None:
 
 @pytest.mark.parametrize("regrown", [False, True], ids=["shorter", "regrown"])
 def test_a_rolled_back_stream_makes_the_next_append_refuse_and_reload(engine, regrown):
-    """Issue 19: "A Redis that loses acknowledged writes makes an API process append on its
+    """What must hold: "A Redis that loses acknowledged writes makes an API process append on its
     stale cached state: a game with a duplicated card whose chain still verifies." The stream
     is put back as an older DUMP had it (its snapshot left newer than it), and, `regrown`,
     another process appends to the same length: the cached process's next move is decided
@@ -268,7 +268,7 @@ def test_a_cached_state_the_stream_lost_is_not_appended_on_even_at_the_same_vers
 
 
 def test_the_sweep_comes_back_after_the_queue_is_lost_and_clocks_fire(redis_url, tmp_path):
-    """Issue 19: "Losing the queue's keys stops clocks, and the per-minute sweep that would
+    """What must hold: "Losing the queue's keys stops clocks, and the per-minute sweep that would
     restore them lives in that queue too." The worker's watchdog sees the sweep's next job gone
     and starts the chain again; the sweep restores the clock, which plays for the absent seat."""
     client = redis.Redis.from_url(redis_url, socket_timeout=30)

@@ -1,6 +1,6 @@
 """BatailleRoylet through the API with a bot Ally: RULES.md BatailleRoylet 2, "the Allies choose
 which of them plays face down": a bot Ally waits for its human partner's choice of face, for
-min(5 s, the move clock), before it takes one (issue 20)."""
+min(5 s, the move clock), before it takes one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 20, point 4: rules help for each game in `GET /v1/rules`, a description per option, in
+"""Rules help for each game in `GET /v1/rules`, a description per option, in
 English, French and Turkish (the project's own words: core/texts.py, games/<g>/texts.py)."""
 
 from __future__ import annotations

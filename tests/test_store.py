@@ -90,7 +90,7 @@ def test_sixteen_threads_at_the_same_version_exactly_one_wins(any_redis):
 
 
 def test_an_append_at_the_right_length_but_another_tip_is_refused(any_redis):
-    """Issue 19: "an append is conditional on the hash of the stream's tip, not only its
+    """What must hold: "an append is conditional on the hash of the stream's tip, not only its
     length"."""
     store = Store(any_redis)
     events = events_of(3)

@@ -1,4 +1,4 @@
-"""Issue 7, the tie audit of BATAYO (`service.games.batayo.ties`, API.md `GET .../ties`).
+"""The tie audit of BATAYO (`service.games.batayo.ties`, API.md `GET .../ties`).
 
 Scenario games on fixed deals (and the fixed seed of the rules tests, for the random takes):
 the audit must follow RULES.md BATAYO 3 (BATAYO) and 6 (sudden death) step by step, and show a

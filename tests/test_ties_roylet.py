@@ -1,4 +1,4 @@
-"""Issue 7, the tie audit of BatailleRoylet (`service.games.roylet.ties`, API.md `GET .../ties`).
+"""The tie audit of BatailleRoylet (`service.games.roylet.ties`, API.md `GET .../ties`).
 
 A battle never ties (RULES.md BatailleRoylet 3); the game's ties are its void rounds (rule 8):
 "else, if they captured a forbidden combination, the round is void and replayed (it does not

@@ -1,4 +1,4 @@
-"""A game is one module (issue 14): the toy game of tests/support/toy.py, registered by the
+"""A game is one module: the toy game of tests/support/toy.py, registered by the
 tests and nowhere else, is offered by the API, played through it to the end with its values
 sealed, verified with its own rules, simulated, and meets every property and the leak proof,
 with no line of the service written for it."""

@@ -1,4 +1,4 @@
-"""Typed clients from the contract (issue 16): what client authors generate from openapi.yaml
+"""Typed clients from the contract: what client authors generate from openapi.yaml
 with third-party tools works without casts or dict round trips.
 
 - TypeScript: openapi-typescript's output, used by clients/typescript/play.ts (a legal action
