@@ -19,6 +19,8 @@ import pytest
 import redis
 
 from service.api import create_app
+from service.core.clock import utc_now
+from service.core.game import add_seconds
 from service.core.state import awaited, fold, game_of
 from service.engine import Engine, Stale
 from service.engine.dispatch import RQDispatcher
@@ -194,7 +196,9 @@ def test_the_sweep_finishes_a_create_cut_short_before_its_index(engine, faults):
     assert redis_.hget(STATUS, gid) is None
     engine.sweep()  # too recent: it could still be under way
     assert redis_.hget(STATUS, gid) is None
-    late = Engine(engine.store, clock=lambda: "2999-01-01T00:00:00.000000Z")
+    # a minute on: past the time a create may take, well before the game could be abandoned
+    later = add_seconds(utc_now(), 60)
+    late = Engine(engine.store, clock=lambda: later)
     late.sweep()
     assert redis_.hget(STATUS, gid) == b"playing"
     assert redis_.zrange(ALL, 0, -1) == [gid.encode()]
