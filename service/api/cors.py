@@ -26,7 +26,8 @@ def install(app: Flask, origins: tuple[str, ...]) -> None:
     def _cors(response: Response) -> Response:
         allowed = app.config["CORS_ORIGINS"]
         origin = request.headers.get("Origin")
-        if not allowed or not origin:
+        # a WebSocket's 101 is no fetch answer: its `Origin` was checked by its route
+        if not allowed or not origin or response.status_code == 101:
             return response
         vary_on(response, "Origin")
         if "*" not in allowed and origin not in allowed:
