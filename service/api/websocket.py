@@ -13,9 +13,10 @@ connection's own greenlet, once the 101 is written (the answer's `close`):
   frame goes through `play.acted`, the function of `POST …/actions` and its direct path, after
   the same rate limits, and is answered `acted` (once its events are out) or `refused`;
 - the writer (a greenlet) sends the subscription's frames: each batch's bytes built once per
-  audience for every socket of the game, keep-alive pings when idle (a ping unanswered by the
-  next one closes 4002), and the close its end calls for: 1000 after a finished game's last
-  event, 1001 when the server stops, 4000 at the lifetime, 4001 for a reader that fell behind
+  audience for every socket of the game, keep-alive pings when idle (two pings with nothing
+  from the client in between close 4002), and the close its end calls for: 1000 after a
+  finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001 for a
+  reader that fell behind
   the ring, 1013 when the store does not answer.
 
 A slow reader costs a bounded buffer: the socket's kernel send buffer is fixed (`SEND_BUFFER`),
@@ -69,6 +70,7 @@ FIELDS = {"act", "id", "if_match", "key"}
 
 NORMAL, GOING_AWAY, PROTOCOL_ERROR, POLICY, TOO_BIG, TRY_AGAIN = 1000, 1001, 1002, 1008, 1009, 1013
 LIFETIME, BEHIND, NO_PONG = 4000, 4001, 4002
+UNANSWERED_PINGS = 2  # keep-alive pings with no pong (nor any frame) before closing 4002
 ENDINGS = {
     "finished": (NORMAL, "the game is over"),
     "closing": (GOING_AWAY, "the server is stopping"),
@@ -94,7 +96,7 @@ One WebSocket (RFC 6455) per player: a seat's actions in, everything it may see 
   object is refused with `id` null; one over 64 KiB closes the socket (1009).
 - **Closing**: 1000 after a finished game's last event (and only then); 1001 when the server
   stops; 4000 at the socket's lifetime (`BATAYO_STREAM_LIFETIME_S`), 4001 when the reader fell
-  behind, 4002 when a ping went unanswered, 1013 when the store does not answer. Reconnect on
+  behind, 4002 when two pings went unanswered, 1013 when the store does not answer. Reconnect on
   any code but 1000 with `after` = the last version received. The server pings an idle socket.
 - Sockets count with the streams under the same caps (429 `too_many_streams`, 503
   `streams_full`); a GET without the upgrade is answered 426.
@@ -210,7 +212,7 @@ class Session:
         self.parts: list[str] = []  # the text message being received
         self.size = 0
         self.binary = False
-        self.ping_out = False
+        self.pings_out = 0  # keep-alive pings sent since the client last sent anything
         self.cut = False
         self.writer: gevent.Greenlet | None = None
         self.timers: list[gevent.Greenlet] = []
@@ -252,6 +254,7 @@ class Session:
                 return
             if not data:  # gone, with or without a close frame: normal
                 return
+            self.pings_out = 0  # a pong, or anything: the client is there
             try:
                 self.ws.receive_data(data)
                 for event in self.ws.events():
@@ -294,12 +297,13 @@ class Session:
                 self._send(self.ws.send(event.response()))
             return True
         if isinstance(event, Pong):
-            self.ping_out = False
             return True
         if isinstance(event, CloseConnection):
-            if self.ws.state is ConnectionState.REMOTE_CLOSING:
-                with self.lock:
+            with self.lock:
+                if self.ws.state is ConnectionState.REMOTE_CLOSING:  # the client's: answered
                     self._write(self.ws.send(event.response()))
+                elif self.ws.state is ConnectionState.OPEN:  # wsproto's for a bad frame
+                    self._write(self.ws.send(CloseConnection(event.code, event.reason[:100])))
             return False
         return True  # pragma: no cover - wsproto's server events are all above
 
@@ -317,7 +321,12 @@ class Session:
         if not isinstance(msg, dict):
             return self._refuse(None, _bad("a frame is one JSON object"))
         ident = msg.get("id")
-        if isinstance(ident, bool) or not isinstance(ident, str | int) or not _unicode(ident):
+        if (
+            "act" not in msg
+            or isinstance(ident, bool)
+            or not isinstance(ident, str | int)
+            or not _unicode(ident)
+        ):
             return self._refuse(
                 None, _bad('an act frame is {"act": BODY, "id": ID}: ID a string or an integer')
             )
@@ -409,10 +418,10 @@ class Session:
         sub = self.subscription
         for chunk in sub.frames():
             if chunk is wsframes.KEEP_ALIVE:
-                if self.ping_out:  # the last ping went unanswered for a keep-alive period
-                    self._close(NO_PONG, "no pong to the last ping")
+                if self.pings_out >= UNANSWERED_PINGS:  # silent for as many keep-alive periods
+                    self._close(NO_PONG, "no pong to the last pings")
                     return
-                self.ping_out = True
+                self.pings_out += 1
             upto = sub.after  # what the chunk holds (no switch since the generator set it)
             with self.lock:
                 if self.pending:
