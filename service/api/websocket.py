@@ -16,8 +16,7 @@ connection's own greenlet, once the 101 is written (the answer's `close`):
   audience for every socket of the game, keep-alive pings when idle (two pings with nothing
   from the client in between close 4002), and the close its end calls for: 1000 after a
   finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001 for a
-  reader that fell behind
-  the ring, 1013 when the store does not answer.
+  reader that fell behind the ring, 1013 when the store does not answer.
 
 A slow reader costs a bounded buffer: the socket's kernel send buffer is fixed (`SEND_BUFFER`),
 the writer waits on it while the ring moves on, then closes 4001 (a reader that takes nothing
@@ -106,6 +105,8 @@ One WebSocket (RFC 6455) per player: a seat's actions in, everything it may see 
 @bp.get("/games/<game_id>/socket")
 def game_socket(game_id: str) -> Response:
     state = load(game_id)
+    seat = caller(game_id)
+    q = query(SOCKET_QUERY_SCHEMA)
     headers = request.headers
     asked = "websocket" in _tokens(headers.get("Upgrade")) and "upgrade" in _tokens(
         headers.get("Connection")
@@ -121,8 +122,6 @@ def game_socket(game_id: str) -> Response:
     allowed = current_app.config.get("CORS_ORIGINS")
     if allowed and origin and "*" not in allowed and origin not in allowed:
         raise Problem(403, "forbidden", "pages of this origin may not open a socket here")
-    seat = caller(game_id)
-    q = query(SOCKET_QUERY_SCHEMA)
     takeover = request.environ.get(TAKEOVER)
     if takeover is None:  # a server that cannot hand its connection over (a test client)
         return _upgrade_required("this server cannot take WebSocket upgrades")
