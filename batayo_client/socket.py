@@ -91,7 +91,7 @@ class GameSocket:
                     open_timeout=self.timeout,
                     compression=None,  # the server never agrees to an extension
                     max_size=None,  # the server bounds its frames; a view can be large
-                )
+                ).__enter__()  # held open across calls: closed by `close` or the server
                 return
             except InvalidStatus as exc:
                 answer = exc.response

@@ -50,7 +50,8 @@ def _url(port: int, gid: str, query: str = "") -> str:
 
 def _open(port: int, gid: str, token: str | None = None, query: str = "", **kw):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return connect(_url(port, gid, query), additional_headers=headers, open_timeout=10, **kw)
+    ws = connect(_url(port, gid, query), additional_headers=headers, open_timeout=10, **kw)
+    return ws.__enter__()  # held across calls, closed by each test
 
 
 def _until(ws, test, timeout: float = 10) -> list[dict]:
@@ -110,7 +111,7 @@ def play(port: int, gid: str, tokens: dict[int, str], browser_seat: int | None =
                 after = seen[-1]["version"] if seen else 0
                 query = f"?view=1&after={after}" if after else "?view=1"
                 if seat == browser_seat:
-                    ws = connect(_url(port, gid, query), subprotocols=["batayo.v1"])
+                    ws = connect(_url(port, gid, query), subprotocols=["batayo.v1"]).__enter__()
                 else:
                     ws = _open(port, gid, tokens[seat], query)
                 with ws:
