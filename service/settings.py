@@ -235,28 +235,30 @@ class Settings(BaseSettings):
     streams_per_client: int = _setting(
         "BATAYO_STREAMS_PER_CLIENT",
         32,
-        "Open live streams per client address in one API process (429 over it); 0: no cap.",
+        "Open live streams and game sockets per client address in one API process (429 over "
+        "it); 0: no cap.",
         "an integer of at least 0 (0: off)",
         ge=0,
     )
     streams_max: int = _setting(
         "BATAYO_STREAMS_MAX",
         10_000,
-        "Open live streams in one API process (503 with Retry-After over it).",
+        "Open live streams and game sockets in one API process (503 with Retry-After over it).",
         "an integer of at least 1",
         ge=1,
     )
     stream_lifetime_s: float = _setting(
         "BATAYO_STREAM_LIFETIME_S",
         3600.0,
-        "A stream closes cleanly after this long; the client resumes with Last-Event-ID.",
+        "A stream (a socket: close 4000) closes cleanly after this long; the client resumes "
+        "with Last-Event-ID (a socket: `after`).",
         "a number of seconds above 0",
         gt=0,
     )
     stream_keepalive_s: float = _setting(
         "BATAYO_STREAM_KEEPALIVE_S",
         15.0,
-        "A keep-alive comment after this long without an event.",
+        "A keep-alive comment (a socket: a ping) after this long without an event.",
         "a number of seconds of at least 0.05",
         ge=0.05,
     )

@@ -23,6 +23,10 @@ gevent's server nor gunicorn's gevent worker bounds it), and one direct peer add
 BATAYO_CONNECTIONS_PER_ADDRESS connections. Once the headers are in the clock stops: a body
 being read, an event stream or an upgraded connection never times out here.
 
+`Guarded` also lets the app take a connection over (a WebSocket, service/api/websocket.py): the
+environ's `batayo.takeover` is the connection's socket and buffered reader; once the app has
+answered 101, the connection is the app's and ends with it (never read for another request).
+
 `Worker` is gunicorn's gevent worker running gevent's own WSGI server (headers and body in one
 write) with this handler: `worker_class` in gunicorn.conf.py. `batayo serve` uses the same
 server and handler (service/cli/serving.py).
@@ -203,6 +207,9 @@ REFUSED = (
 ) % (len(_REFUSED_BODY), _REFUSED_BODY)
 
 
+TAKEOVER = "batayo.takeover"  # in a request's environ: (socket, reader), to upgrade it
+
+
 def _peer(address: Any) -> str:
     """The direct peer's IP address ('' for a unix socket's peer)."""
     return address[0] if isinstance(address, tuple) and address else ""
@@ -217,6 +224,16 @@ class Guarded(OneSend):
     @property
     def guard(self) -> Guard:
         return self.server.guard  # a `Server`'s
+
+    def get_environ(self) -> dict:
+        environ = super().get_environ()
+        environ[TAKEOVER] = (self.socket, self.rfile)
+        return environ
+
+    def handle_one_response(self):
+        super().handle_one_response()
+        if self.connection_upgraded:  # answered 101: the app's session on it is over
+            self.close_connection = True
 
     def handle(self) -> None:
         cap, peer = self.guard.cap, _peer(self.client_address)

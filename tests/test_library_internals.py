@@ -87,3 +87,19 @@ def test_each_library_whose_internals_are_used_is_bounded_above(name):
         d for d in project["project"]["dependencies"] if d.split("[")[0].split(">")[0] == name
     ]
     assert declared and "<" in declared[0], f"{name} needs an upper bound in pyproject.toml"
+
+
+def test_wsproto_frame_encoder_and_gevent_upgrade_flag():
+    """service/live/wsframes.py encodes server frames with wsproto's `FrameProtocol` (shared by
+    every socket); service/wsgi_io.py reads gevent's `connection_upgraded` after a 101."""
+    from gevent import pywsgi
+    from wsproto.frame_protocol import FrameProtocol
+
+    encoder = FrameProtocol(client=False, extensions=[])
+    assert bytes(encoder.send_data("{}", True)) == b"\x81\x02{}", (
+        "wsproto's FrameProtocol.send_data moved: see service/live/wsframes.py"
+    )
+    assert bytes(encoder.ping(b"x")) == b"\x89\x01x"
+    assert "connection_upgraded" in inspect.getsource(pywsgi.WSGIHandler.finalize_headers), (
+        "gevent's connection_upgraded moved: see service/wsgi_io.py"
+    )

@@ -21,6 +21,7 @@ from . import (
     problems,
     proxies,
     stream,
+    websocket,
 )
 
 MAX_BODY = 64 * 1024
@@ -48,6 +49,7 @@ def create_app(
     app.register_blueprint(play.bp)
     app.register_blueprint(log.bp)
     app.register_blueprint(stream.bp)
+    app.register_blueprint(websocket.bp)
     app.register_blueprint(web_bp)
     if direct_path:
         app.wsgi_app = direct.Direct(app, app.wsgi_app)  # type: ignore[method-assign]

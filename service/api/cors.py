@@ -34,6 +34,8 @@ def install(app: Flask, origins: tuple[str, ...]) -> None:
         return
     CORS(
         app,
+        # a WebSocket's 101 is no fetch answer: its route checks `Origin` itself
+        resources={r"^(?!/v1/games/[^/]+/socket$).*": {}},
         origins="*" if "*" in origins else list(origins),
         methods=METHODS,
         allow_headers=HEADERS,

@@ -21,6 +21,7 @@ TITLES = {
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Rule broken",
+    426: "Upgrade required",
     429: "Too many requests",
     500: "Internal error",
     503: "Unavailable",
@@ -74,6 +75,7 @@ FRAMEWORK = {
     "no_hint": "this game offers no hints",
     "too_many_streams": "this client address has its maximum of open streams",
     "streams_full": "this server process has its maximum of open streams: retry elsewhere",
+    "upgrade_required": "the route takes a WebSocket upgrade (RFC 6455) only",
 }
 
 
@@ -99,8 +101,9 @@ STORE_DOWN = (
 RETRY_AFTER_S = 1
 
 
-def problem_response(status: int, code: str, detail: str, **extra: Any) -> Response:
-    body = {
+def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """The RFC 9457 object itself: the body of an answer, or a socket's `refused` frame."""
+    return {
         "type": f"/problems/{code}",
         "title": TITLES.get(status, "Error"),
         "status": status,
@@ -108,6 +111,10 @@ def problem_response(status: int, code: str, detail: str, **extra: Any) -> Respo
         "code": code,
         **extra,
     }
+
+
+def problem_response(status: int, code: str, detail: str, **extra: Any) -> Response:
+    body = problem_body(status, code, detail, **extra)
     response = Response(dumps(body), status=status, mimetype="application/problem+json")
     if status == 401:  # RFC 9110 11.6.1, RFC 6750 3: say how to authenticate
         given = request.headers.get("Authorization") if has_request_context() else None

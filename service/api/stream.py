@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 
 from flask import Blueprint, Response, current_app, request
 
-from ..live import Full, Hub, Subscription, TooManyForClient
+from ..live import Full, Hub, Subscription, TooManyForClient, sse
 from . import schemas
 from .http import caller, load, query
 from .problems import Problem
@@ -50,10 +51,21 @@ def stream(game_id: str) -> Response:
         after = schemas.whole_number(last_id)
         if after is None:
             raise Problem(400, "invalid_request", "Last-Event-ID must be an event version")
+    subscription = subscribe(state["id"], seat, after or 0, bool(q["view"]))
+    response = Response(Frames(subscription), mimetype="text/event-stream")
+    # the server reads the frames as they are (no werkzeug wrapper around each frame, a
+    # twentieth of the fan-out's CPU) and calls `Frames.close` at the end
+    response.direct_passthrough = True
+    response.headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return response
+
+
+def subscribe(
+    game_id: str, seat: int | None, after: int, view: bool, codec: ModuleType = sse
+) -> Subscription:
+    """A stream (or a socket: `codec`) admitted under the caps, or the problem refusing it."""
     try:
-        subscription = hub().open(
-            state["id"], seat, after or 0, bool(q["view"]), request.remote_addr or ""
-        )
+        return hub().open(game_id, seat, after, view, request.remote_addr or "", codec)
     except TooManyForClient as exc:
         raise Problem(
             429,
@@ -68,12 +80,6 @@ def stream(game_id: str) -> Response:
             f"this server holds all the streams it can; retry in {FULL_RETRY_AFTER_S} s",
             retry_after=FULL_RETRY_AFTER_S,
         ) from None
-    response = Response(Frames(subscription), mimetype="text/event-stream")
-    # the server reads the frames as they are (no werkzeug wrapper around each frame, a
-    # twentieth of the fan-out's CPU) and calls `Frames.close` at the end
-    response.direct_passthrough = True
-    response.headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-    return response
 
 
 class Frames:

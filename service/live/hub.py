@@ -34,6 +34,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
+from types import ModuleType
 
 import redis
 from gevent import monkey
@@ -91,23 +92,24 @@ class Batch:
         self.state = state
         self.first = events[0]["version"]
         self.last = events[-1]["version"]
-        self._encoded: dict[tuple[int | None, bool], bytes] = {}
+        self._encoded: dict[tuple[int | None, bool, ModuleType], bytes] = {}
 
-    def encoded(self, seat: int | None, view: bool, hub: Hub) -> bytes:
-        """The SSE bytes of this batch for `seat` (and its view, if asked): built by the first
-        stream that asks. No lock (one a batch was a hundredth of the live path's CPU): two
-        streams that ask at once (threads, or a greenlet that waits for the game's seed) build
-        the same bytes, and either one's are kept."""
-        key = (seat, view)
+    def encoded(self, seat: int | None, view: bool, hub: Hub, codec: ModuleType = sse) -> bytes:
+        """The bytes of this batch for `seat` (and its view, if asked) in `codec` (`sse`, or
+        `wsframes` for a socket): built by the first stream that asks. No lock (one a batch was
+        a hundredth of the live path's CPU): two streams that ask at once (threads, or a
+        greenlet that waits for the game's seed) build the same bytes, and either one's are
+        kept."""
+        key = (seat, view, codec)
         got = self._encoded.get(key)
         if got is None:
-            got = self._encoded[key] = self._build(seat, view, hub)
+            got = self._encoded[key] = self._build(seat, view, hub, codec)
         return got
 
-    def _build(self, seat: int | None, view: bool, hub: Hub) -> bytes:
+    def _build(self, seat: int | None, view: bool, hub: Hub, codec: ModuleType) -> bytes:
         if view:
-            return self.encoded(seat, False, hub) + sse.view(game_view(self.state, seat))
-        return sse.events(hub.engine.shown(self.events, seat, self.state))
+            return self.encoded(seat, False, hub, codec) + codec.view(game_view(self.state, seat))
+        return codec.events(hub.engine.shown(self.events, seat, self.state))
 
 
 class Wakeup:
@@ -282,9 +284,16 @@ class Hub:
         _HUBS.add(self)
 
     def open(
-        self, game_id: str, seat: int | None, after: int, view: bool, client: str
+        self,
+        game_id: str,
+        seat: int | None,
+        after: int,
+        view: bool,
+        client: str,
+        codec: ModuleType = sse,
     ) -> Subscription:
-        """Admit a stream (or TooManyForClient, Full) and join the game's channel."""
+        """Admit a stream (or TooManyForClient, Full) and join the game's channel; `codec` says
+        how its frames are written (`sse`, or `wsframes` for a socket: both count alike)."""
         cap, total = self.settings.per_client, self.settings.per_process
         with self.lock:
             if self.closing or (total and self.open_streams >= total):
@@ -304,7 +313,7 @@ class Hub:
             start_ticker, self.ticking = not self.ticking, True
         if start_ticker:  # outside the lock: starting a thread waits for it to run
             threading.Thread(target=self._tick, name="streams-tick", daemon=True).start()
-        subscription = Subscription(self, channel, seat, after, view, client)
+        subscription = Subscription(self, channel, seat, after, view, client, codec)
         try:
             subscription.start()
         except BaseException:
@@ -359,13 +368,25 @@ class Hub:
 
 
 class Subscription:
-    """One stream: its catch-up from the log, then the channel's batches."""
+    """One stream: its catch-up from the log, then the channel's batches. `after` is the last
+    version it has handed out; `ended` says why its frames ended (one of `ENDINGS`)."""
+
+    ENDINGS = ("finished", "lifetime", "closing", "lagged", "store")
 
     def __init__(
-        self, hub: Hub, channel: Channel, seat: int | None, after: int, view: bool, client: str
+        self,
+        hub: Hub,
+        channel: Channel,
+        seat: int | None,
+        after: int,
+        view: bool,
+        client: str,
+        codec: ModuleType = sse,
     ) -> None:
         self.hub, self.channel = hub, channel
         self.seat, self.after, self.view, self.client = seat, after, view, client
+        self.codec = codec
+        self.ended: str | None = None
         self.deadline = hub.clock() + hub.settings.lifetime_s
         # when it last sent something: its keep-alives keep time with its game's wakes
         self.sent_at = channel.woken_at
@@ -382,12 +403,15 @@ class Subscription:
 
     def frames(self) -> Iterator[bytes]:
         try:
-            yield sse.RETRY
+            if self.codec.RETRY:
+                yield self.codec.RETRY
             yield from self._catch_up()
             if self.state["status"] == "finished" and self.after >= self.state["version"]:
+                self.ended = "finished"
                 return
             yield from self._live()
         except redis.RedisError as exc:
+            self.ended = "store"
             # the store went away mid-stream: end it cleanly; the client resumes from its
             # Last-Event-ID once the store answers again
             log.warning(
@@ -404,10 +428,11 @@ class Subscription:
             events = engine.all_events(self.channel.game_id, self.after, count)
             if not events:  # pragma: no cover - the log holds every version up to `upto`
                 break
-            yield sse.events(engine.shown(events, self.seat, self.state))
-            self.after = events[-1]["version"]
+            out = self.codec.events(engine.shown(events, self.seat, self.state))
+            self.after = events[-1]["version"]  # before the yield: what was handed out
+            yield out
         if self.view:
-            yield sse.view(game_view(self.state, self.seat))
+            yield self.codec.view(game_view(self.state, self.seat))
 
     def _live(self) -> Iterator[bytes]:
         hub, channel = self.hub, self.channel
@@ -418,32 +443,37 @@ class Subscription:
                 batch = channel.batch(self.seq)
             except Lagged:
                 log.info("stream of %s fell behind: closed", channel.game_id)
+                self.ended = "lagged"
                 return
             now = hub.clock()
             if batch is not None:
                 self.seq += 1
                 if batch.last > self.after:
-                    yield self._sent(batch)
-                    self.after = batch.last
+                    out = self._sent(batch)
+                    self.after = batch.last  # before the yield: what was handed out
                     self.sent_at = now
+                    yield out
                 if batch.state["status"] == "finished":
+                    self.ended = "finished"
                     return
                 continue
             if hub.closing or now >= self.deadline:
+                self.ended = "closing" if hub.closing else "lifetime"
                 return
             if now - self.sent_at >= hub.keepalive_due_s:
-                yield sse.KEEP_ALIVE
+                yield self.codec.KEEP_ALIVE
                 self.sent_at = now
                 continue
             changed.wait(self.slot)  # a batch, the hub's tick, or the hub closing
 
     def _sent(self, batch: Batch) -> bytes:
+        codec = self.codec
         if batch.first > self.after:
-            return batch.encoded(self.seat, self.view, self.hub)
+            return batch.encoded(self.seat, self.view, self.hub, codec)
         # the reader is ahead of part of this batch (it resumed inside it): the rest only
         engine = self.hub.engine
         events = [e for e in batch.events if e["version"] > self.after]
-        out = sse.events(engine.shown(events, self.seat, batch.state))
+        out = codec.events(engine.shown(events, self.seat, batch.state))
         if self.view:
-            out += sse.view(game_view(batch.state, self.seat))
+            out += codec.view(game_view(batch.state, self.seat))
         return out

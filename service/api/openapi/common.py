@@ -386,4 +386,87 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             "description": "a server-sent message of /stream, its `data:` line parsed as JSON",
             "anyOf": [ref("StreamView"), ref("StreamEvent")],
         },
+        # the frames of /socket: each a text frame holding one JSON object
+        "SocketId": {
+            "type": ["string", "integer"],
+            "maxLength": 200,
+            "description": "the client's own id of an `act` frame, echoed unchanged",
+        },
+        "SocketAuth": _object(
+            {"auth": {"type": "string", "minLength": 1, "description": "the seat's token"}},
+            description="client to server, first on a socket opened with the subprotocol "
+            "`batayo.v1` (a browser's, which cannot send `Authorization`): within 5 s, or 1008",
+        ),
+        "SocketAct": _object(
+            {
+                "act": ref("Action"),
+                "id": ref("SocketId"),
+                "if_match": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "only at this version, as `If-Match` (else 412)",
+                },
+                "key": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200,
+                    "description": "as `Idempotency-Key`: the same key answers the same",
+                },
+            },
+            ["act", "id"],
+            description="client to server: an action, as the body of POST /actions",
+        ),
+        "SocketClientMessage": {
+            "description": "a frame the client sends on /socket",
+            "anyOf": [ref("SocketAct"), ref("SocketAuth")],
+        },
+        "SocketEvent": _object(
+            {"event": ref("Event")},
+            description="server to client: an event of the log, as /events shows it to the caller",
+        ),
+        "SocketView": _object(
+            {"view": ref("GameView")},
+            description="server to client (with view=1): the caller's game view, as GET gives it, "
+            "on connecting and after each batch of events",
+        ),
+        "SocketActed": _object(
+            {
+                "acted": _object(
+                    {
+                        "id": ref("SocketId"),
+                        "version": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "the version the action reached",
+                        },
+                    }
+                )
+            },
+            description="server to client: an `act` applied, after that action's own events",
+        ),
+        "SocketRefused": _object(
+            {
+                "refused": _object(
+                    {
+                        "id": {
+                            "anyOf": [ref("SocketId"), {"type": "null"}],
+                            "description": "the `act` frame's id; null for a frame that is "
+                            "no `act` frame",
+                        },
+                        "problem": ref("Problem"),
+                    }
+                )
+            },
+            description="server to client: a frame refused, with the problem POST /actions "
+            "would answer (`retry_after` for 429 and 503, `version` for 412)",
+        ),
+        "SocketServerMessage": {
+            "description": "a frame the server sends on /socket",
+            "anyOf": [
+                ref("SocketEvent"),
+                ref("SocketView"),
+                ref("SocketActed"),
+                ref("SocketRefused"),
+            ],
+        },
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
 from .common import ref
 
 SPECTATOR_OR_SEAT: list[dict] = [{}, {"seatToken": []}]
@@ -398,6 +399,48 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "description": "the last version received: resume after it",
                         "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
                     },
+                ],
+            )
+        },
+        "/v1/games/{game_id}/socket": {
+            "get": _op(
+                "socket",
+                "One WebSocket per player (RFC 6455): the seat's actions in, what it may see out.",
+                SPECTATOR_OR_SEAT,
+                {
+                    "101": {
+                        "description": "Switching to the WebSocket protocol: text frames, one "
+                        "JSON object each, `SocketServerMessage` from the server and "
+                        "`SocketClientMessage` from the client (OpenAPI describes no frames: "
+                        "their schemas are these components).",
+                        "headers": {
+                            "Upgrade": {"schema": {"type": "string", "const": "websocket"}},
+                            "Sec-WebSocket-Accept": {"schema": {"type": "string"}},
+                            "Sec-WebSocket-Protocol": {
+                                "description": "`batayo.v1` when the client offered it",
+                                "schema": {"type": "string", "const": "batayo.v1"},
+                            },
+                        },
+                    },
+                    "426": {
+                        "description": "A request without the WebSocket upgrade.",
+                        "headers": {
+                            "Upgrade": {"schema": {"type": "string", "const": "websocket"}}
+                        },
+                        "content": {"application/problem+json": {"schema": ref("Problem")}},
+                    },
+                    **_problems(400, 401, 403, 404),
+                },
+                description=SOCKET_DESCRIPTION,
+                parameters=[
+                    game,
+                    _query("after", _int(0), "the version to start after"),
+                    _query(
+                        "view",
+                        {"type": "integer", "enum": [0, 1], "default": 0},
+                        "1: the caller's game view as a frame of its own (`SocketView`) on "
+                        "connecting and after each batch of events",
+                    ),
                 ],
             )
         },

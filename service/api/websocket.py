@@ -1,0 +1,499 @@
+"""`GET /v1/games/{id}/socket`: one WebSocket (RFC 6455) per player, a seat's actions in and
+everything it may see out, on wsproto (docs/architecture.md, The game's WebSocket).
+
+The route makes the same checks as the stream (the game, the token, `after`/`view`, the caps:
+a socket is a stream of the process's `live.Hub`, with frames in `wsframes` instead of SSE),
+plus the upgrade's own (RFC 6455 4.2.1) and the page's `Origin`; then answers 101 and the
+connection is this module's: gevent's handler (service/wsgi_io.py) hands its socket and reader
+over in the environ and closes the connection when the session ends. The session runs in the
+connection's own greenlet, once the 101 is written (the answer's `close`):
+
+- the reader (that greenlet) feeds wsproto what arrives: whole messages, however fragmented,
+  up to 64 KiB (over it: close 1009); pings answered, pongs noted, a close answered; an `act`
+  frame goes through `play.acted`, the function of `POST …/actions` and its direct path, after
+  the same rate limits, and is answered `acted` (once its events are out) or `refused`;
+- the writer (a greenlet) sends the subscription's frames: each batch's bytes built once per
+  audience for every socket of the game, keep-alive pings when idle (two pings with nothing
+  from the client in between close 4002), and the close its end calls for: 1000 after a
+  finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001 for a
+  reader that fell behind the ring, 1013 when the store does not answer.
+
+A slow reader costs a bounded buffer: the socket's kernel send buffer is fixed (`SEND_BUFFER`),
+the writer waits on it while the ring moves on, then closes 4001 (a reader that takes nothing
+for `send_deadline_s` is cut). A client gone without a close frame ends the session quietly.
+"""
+
+from __future__ import annotations
+
+import binascii
+import contextlib
+import logging
+import socket
+from base64 import b64decode
+from typing import Any
+
+import gevent
+import gevent.lock
+import orjson
+from flask import Blueprint, Flask, Response, current_app, request
+from wsproto.connection import Connection, ConnectionState, ConnectionType
+from wsproto.events import (
+    BytesMessage,
+    CloseConnection,
+    Event,
+    Ping,
+    Pong,
+    TextMessage,
+)
+from wsproto.utilities import RemoteProtocolError, generate_accept_token
+
+from ..live import Subscription, wsframes
+from . import schemas
+from .http import REFUSALS, _unicode, caller, checked_key, load, query, refusal, seat_for
+from .play import acted
+from .problems import STORE_DOWN, Problem, problem_body, problem_response
+from .stream import subscribe
+
+bp = Blueprint("websocket", __name__, url_prefix="/v1")
+log = logging.getLogger("batayo.socket")
+SOCKET_QUERY_SCHEMA = schemas.StreamQuery()
+TAKEOVER = "batayo.takeover"  # service/wsgi_io.py puts the connection there
+
+SUBPROTOCOL = "batayo.v1"  # a browser's: its first message is {"auth": TOKEN}
+MAX_MESSAGE = 64 * 1024
+AUTH_TIMEOUT_S = 5.0
+CLOSE_WAIT_S = 2.0  # after the server's close frame: the client's own, or the connection is cut
+SEND_BUFFER = 64 * 1024  # the kernel's send buffer of a socket (SO_SNDBUF): a bounded backlog
+READ_SIZE = 65536
+MAX_ID = 200  # characters of an `act` frame's id
+FIELDS = {"act", "id", "if_match", "key"}
+
+NORMAL, GOING_AWAY, PROTOCOL_ERROR, POLICY, TOO_BIG, TRY_AGAIN = 1000, 1001, 1002, 1008, 1009, 1013
+LIFETIME, BEHIND, NO_PONG = 4000, 4001, 4002
+UNANSWERED_PINGS = 2  # keep-alive pings with no pong (nor any frame) before closing 4002
+ENDINGS = {
+    "finished": (NORMAL, "the game is over"),
+    "closing": (GOING_AWAY, "the server is stopping"),
+    "lifetime": (LIFETIME, "the socket's lifetime passed: reconnect with after"),
+    "lagged": (BEHIND, "the reader fell behind: reconnect with after"),
+    "store": (TRY_AGAIN, "the store does not answer: reconnect with after"),
+}
+
+# What a client gets, for the contract (openapi.yaml's description of the operation).
+DESCRIPTION = """\
+One WebSocket (RFC 6455) per player: a seat's actions in, everything it may see out.
+
+- **Identity**: `Authorization: Bearer <token>` on the upgrade; none (and no subprotocol) is a
+  spectator. A browser offers the subprotocol `batayo.v1` and sends `{"auth": TOKEN}` as its
+  first message within 5 s (the server sends nothing before it; a bad token closes 1008). A
+  token never goes in the URL. A present `Origin` must be one of `BATAYO_CORS_ORIGINS` when set.
+- **Frames**: text, one JSON object each. Server to client: `SocketEvent` (each event as in
+  `/events` for the caller, from version 1 or right after `after`, in order, no gap, no
+  repeat), `SocketView` (with `view=1`, as the stream's `event: view`), `SocketActed` (after
+  that action's own events) and `SocketRefused` (the problem `POST …/actions` would answer).
+  Client to server: `SocketAct` (`act` is the body of `POST …/actions`; `if_match` and `key`
+  as `If-Match` and `Idempotency-Key`; `id` echoed unchanged). A frame that is not such an
+  object is refused with `id` null; one over 64 KiB closes the socket (1009).
+- **Closing**: 1000 after a finished game's last event (and only then); 1001 when the server
+  stops; 4000 at the socket's lifetime (`BATAYO_STREAM_LIFETIME_S`), 4001 when the reader fell
+  behind, 4002 when two pings went unanswered, 1013 when the store does not answer. Reconnect on
+  any code but 1000 with `after` = the last version received. The server pings an idle socket.
+- Sockets count with the streams under the same caps (429 `too_many_streams`, 503
+  `streams_full`); a GET without the upgrade is answered 426.
+"""
+
+
+@bp.get("/games/<game_id>/socket")
+def game_socket(game_id: str) -> Response:
+    state = load(game_id)
+    seat = caller(game_id)
+    q = query(SOCKET_QUERY_SCHEMA)
+    headers = request.headers
+    asked = "websocket" in _tokens(headers.get("Upgrade")) and "upgrade" in _tokens(
+        headers.get("Connection")
+    )
+    if not asked or request.environ.get("SERVER_PROTOCOL") != "HTTP/1.1":
+        return _upgrade_required("open this route as a WebSocket (RFC 6455) over HTTP/1.1")
+    if headers.get("Sec-WebSocket-Version", "").strip() != "13":
+        return _upgrade_required("this server speaks WebSocket version 13")
+    key = headers.get("Sec-WebSocket-Key", "").strip()
+    if not _valid_key(key):
+        raise Problem(400, "invalid_request", "Sec-WebSocket-Key must be 16 bytes in base64")
+    origin = headers.get("Origin")
+    allowed = current_app.config.get("CORS_ORIGINS")
+    if allowed and origin and "*" not in allowed and origin not in allowed:
+        raise Problem(403, "forbidden", "pages of this origin may not open a socket here")
+    takeover = request.environ.get(TAKEOVER)
+    if takeover is None:  # a server that cannot hand its connection over (a test client)
+        return _upgrade_required("this server cannot take WebSocket upgrades")
+    browser = SUBPROTOCOL in _tokens(headers.get("Sec-WebSocket-Protocol"), lower=False)
+    subscription = subscribe(state["id"], seat, q.get("after") or 0, bool(q["view"]), wsframes)
+    session = Session(
+        current_app._get_current_object(),  # type: ignore[attr-defined]
+        subscription,
+        seat,
+        headers.get("Authorization") if not browser else None,
+        browser,
+        *takeover,
+    )
+    response = Response(status=101)
+    del response.headers["Content-Type"]
+    response.headers["Upgrade"] = "websocket"
+    response.headers["Connection"] = "Upgrade"
+    response.headers["Sec-WebSocket-Accept"] = generate_accept_token(key.encode()).decode()
+    if browser:
+        response.headers["Sec-WebSocket-Protocol"] = SUBPROTOCOL
+    # no extension is ever agreed (no permessage-deflate): every frame is sent as it is
+    response.direct_passthrough = True
+    # the server writes the 101, then closes the answer: the session runs there, in the
+    # connection's greenlet, and the connection ends with it
+    response.call_on_close(session.run)
+    return response
+
+
+# werkzeug routes an upgrade request only to a rule that says it takes one: the same view
+# answers both, the plain GET with its 426
+bp.add_url_rule(
+    "/games/<game_id>/socket", "game_socket_upgrade", game_socket, methods=["GET"], websocket=True
+)
+
+
+def _tokens(value: str | None, lower: bool = True) -> set[str]:
+    items = {t.strip() for t in (value or "").split(",")}
+    return {t.lower() for t in items} if lower else items
+
+
+def _valid_key(key: str) -> bool:
+    try:
+        return len(b64decode(key, validate=True)) == 16
+    except (binascii.Error, ValueError):
+        return False
+
+
+def _upgrade_required(detail: str) -> Response:
+    response = problem_response(426, "upgrade_required", detail)
+    response.headers.update(
+        {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13"}
+    )
+    return response
+
+
+class SlowReader(Exception):
+    """A write waited `send_deadline_s` for the client to take anything."""
+
+
+class Session:
+    """One upgraded connection: the reader is the connection's greenlet, the writer its own."""
+
+    def __init__(
+        self,
+        app: Flask,
+        subscription: Subscription,
+        seat: int | None,
+        authorization: str | None,
+        browser: bool,
+        sock: Any,
+        rfile: Any,
+    ) -> None:
+        self.app, self.subscription = app, subscription
+        self.engine = app.extensions["batayo.engine"]
+        self.limits = app.extensions["batayo.limits"]
+        self.game_id = subscription.channel.game_id
+        self.actions_path = f"/v1/games/{self.game_id}/actions"
+        self.client = subscription.client
+        self.seat, self.authorization, self.authed = seat, authorization, not browser
+        self.sock, self.rfile = sock, rfile
+        keepalive = subscription.hub.settings.keepalive_s
+        self.send_deadline_s = max(5.0, 2 * keepalive)
+        self.ws = Connection(ConnectionType.SERVER)
+        self.lock = gevent.lock.Semaphore()
+        self.sent_upto = subscription.after  # the last event version written to the socket
+        self.pending: list[tuple[int, bytes]] = []  # `acted` frames waiting for their events
+        self.parts: list[str] = []  # the text message being received
+        self.size = 0
+        self.binary = False
+        self.pings_out = 0  # keep-alive pings sent since the client last sent anything
+        self.cut = False
+        self.writer: gevent.Greenlet | None = None
+        self.timers: list[gevent.Greenlet] = []
+
+    # the session
+
+    def run(self) -> None:
+        try:
+            self._tune()
+            if self.authed:
+                self._start_writer()
+            else:
+                self.timers.append(gevent.spawn_later(AUTH_TIMEOUT_S, self._auth_late))
+            self._read()
+        except Exception:  # a bug: logged once, the connection closed, never a 500
+            log.exception("the socket of game %s failed", self.game_id)
+        finally:
+            for timer in self.timers:
+                timer.kill(block=False)
+            if self.writer is not None:
+                self.writer.kill(block=True, timeout=1)
+            self.subscription.close()
+
+    def _tune(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            # an `acted` frame right after its events, not held back by Nagle
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _start_writer(self) -> None:
+        self.writer = gevent.spawn(self._pump)
+
+    def _read(self) -> None:
+        """Until the client closes (or goes away), or the connection is cut."""
+        while True:
+            try:
+                data = self.rfile.read1(READ_SIZE)
+            except (OSError, ValueError):  # reset by the peer, or cut by us
+                return
+            if not data:  # gone, with or without a close frame: normal
+                return
+            self.pings_out = 0  # a pong, or anything: the client is there
+            try:
+                self.ws.receive_data(data)
+                for event in self.ws.events():
+                    if not self._on(event):
+                        return
+            except RemoteProtocolError as exc:  # not RFC 6455: 1002 (1007 for bad UTF-8)
+                hint = exc.event_hint
+                code = hint.code if isinstance(hint, CloseConnection) else PROTOCOL_ERROR
+                self._close(code, str(exc)[:100])
+                return
+
+    def _on(self, event: Event) -> bool:
+        """Handle one event; False ends the session."""
+        if isinstance(event, TextMessage | BytesMessage):
+            if self.ws.state is not ConnectionState.OPEN:
+                return True  # closing: what still comes is not acted on
+            self.binary = self.binary or isinstance(event, BytesMessage)
+            data = event.data
+            self.size += (
+                len(data)
+                if isinstance(data, bytes | bytearray) or data.isascii()
+                else len(data.encode())
+            )
+            if self.size > MAX_MESSAGE:
+                self._close(TOO_BIG, f"a message is at most {MAX_MESSAGE} bytes")
+                self.parts, self.size = [], 0
+                return True
+            if not self.binary:
+                self.parts.append(data)  # type: ignore[arg-type]
+            if event.message_finished:
+                text, binary = "".join(self.parts), self.binary
+                self.parts, self.size, self.binary = [], 0, False
+                if binary:
+                    self._refuse(None, _bad("send text frames: one JSON object each"))
+                else:
+                    self._message(text)
+            return True
+        if isinstance(event, Ping):
+            if self.ws.state is ConnectionState.OPEN:
+                self._send(self.ws.send(event.response()))
+            return True
+        if isinstance(event, Pong):
+            return True
+        if isinstance(event, CloseConnection):
+            with self.lock:
+                if self.ws.state is ConnectionState.REMOTE_CLOSING:  # the client's: answered
+                    self._write(self.ws.send(event.response()))
+                elif self.ws.state is ConnectionState.OPEN:  # wsproto's for a bad frame
+                    self._write(self.ws.send(CloseConnection(event.code, event.reason[:100])))
+            return False
+        return True  # pragma: no cover - wsproto's server events are all above
+
+    # client to server
+
+    def _message(self, text: str) -> None:
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            if not self.authed:
+                return self._close(POLICY, 'the first message is {"auth": TOKEN}')
+            return self._refuse(None, _bad("a frame is one JSON object"))
+        if not self.authed:
+            return self._authenticate(msg)
+        if not isinstance(msg, dict):
+            return self._refuse(None, _bad("a frame is one JSON object"))
+        ident = msg.get("id")
+        if (
+            "act" not in msg
+            or isinstance(ident, bool)
+            or not isinstance(ident, str | int)
+            or (isinstance(ident, str) and (len(ident) > MAX_ID or not _unicode(ident)))
+        ):
+            return self._refuse(
+                None, _bad('an act frame is {"act": BODY, "id": ID}: ID a string or an integer')
+            )
+        self._refuse_or_act(ident, msg)
+
+    def _refuse_or_act(self, ident: str | int, msg: dict) -> None:
+        try:
+            version = self._act(ident, msg)
+        except Problem as exc:
+            return self._refuse(ident, problem_body(exc.status, exc.code, exc.detail, **exc.extra))
+        except REFUSALS as exc:
+            p = refusal(exc)
+            return self._refuse(ident, problem_body(p.status, p.code, p.detail, **p.extra))
+        except STORE_DOWN as exc:
+            log.warning("the store does not answer: %s", exc)
+            body = problem_body(503, "unavailable", "the store does not answer; retry shortly")
+            return self._refuse(ident, {**body, "retry_after": 1})
+        except Exception:  # a bug: logged, answered as the POST's 500
+            log.exception("an action on the socket of game %s failed", self.game_id)
+            body = problem_body(500, "internal_error", "an unexpected error; it has been logged")
+            return self._refuse(ident, body)
+        frame = wsframes.text({"acted": {"id": ident, "version": version}})
+        with self.lock:
+            if self.sent_upto >= version:  # its events are out already (or it was a replay)
+                self._write(frame)
+            else:
+                self.pending.append((version, frame))
+
+    def _act(self, ident: str | int, msg: dict) -> int:
+        """What `POST …/actions` does, in its order: the rate limits, the seat, the body."""
+        unknown = set(msg) - FIELDS
+        if unknown:
+            raise _bad(f"unknown field: {sorted(unknown)[0]}")
+        refused, _ = self.limits.check(self.actions_path, self.client, self.authorization)
+        if refused is not None:
+            body = orjson.loads(refused.get_data())
+            if "retry_after" not in body and refused.headers.get("Retry-After"):
+                body["retry_after"] = int(refused.headers["Retry-After"])
+            raise Problem(**_as_problem(body))
+        seat = self.seat
+        if seat is None:  # a spectator: the POST's 401
+            seat = seat_for(self.engine, self.game_id, None, required=True)
+        action = msg.get("act")
+        if not isinstance(action, dict):
+            raise _bad("act must be a JSON object: the body of POST /v1/games/{id}/actions")
+        if not _unicode(action):
+            raise _bad("text must be Unicode: no lone surrogate (\\ud800)")
+        if_match = msg.get("if_match")
+        if if_match is not None and (
+            isinstance(if_match, bool) or not isinstance(if_match, int) or if_match < 0
+        ):
+            raise _bad("if_match must be a version: an integer of at least 0")
+        key = msg.get("key")
+        if key is not None and not isinstance(key, str):
+            raise _bad("key must be a string")
+        key = checked_key(key)
+        header = None if if_match is None else f'"{if_match}"'
+        _, version = acted(self.engine, self.game_id, seat, action, header, key)
+        return version
+
+    def _authenticate(self, msg: Any) -> None:
+        token = msg.get("auth") if isinstance(msg, dict) and set(msg) == {"auth"} else None
+        if not isinstance(token, str) or not token.strip() or not _unicode(token):
+            return self._close(POLICY, 'the first message is {"auth": TOKEN}')
+        header = f"Bearer {token.strip()}"
+        try:
+            seat = seat_for(self.engine, self.game_id, header)
+        except Problem as exc:
+            return self._close(POLICY, exc.detail)
+        except STORE_DOWN:
+            return self._close(TRY_AGAIN, "the store does not answer")
+        self.seat = self.subscription.seat = seat
+        self.authorization, self.authed = header, True
+        self._start_writer()
+
+    def _auth_late(self) -> None:
+        if not self.authed:
+            self._close(POLICY, f"no auth message within {AUTH_TIMEOUT_S:g} s")
+
+    def _refuse(self, ident: str | int | None, problem: dict | Problem) -> None:
+        if isinstance(problem, Problem):
+            problem = problem_body(problem.status, problem.code, problem.detail, **problem.extra)
+        self._send(wsframes.text({"refused": {"id": ident, "problem": problem}}))
+
+    # server to client
+
+    def _pump(self) -> None:
+        """The subscription's frames, then the close its end calls for."""
+        sub = self.subscription
+        for chunk in sub.frames():
+            if chunk is wsframes.KEEP_ALIVE:
+                if self.pings_out >= UNANSWERED_PINGS:  # silent for as many keep-alive periods
+                    self._close(NO_PONG, "no pong to the last pings")
+                    return
+                self.pings_out += 1
+            upto = sub.after  # what the chunk holds (no switch since the generator set it)
+            with self.lock:
+                if self.ws.state is not ConnectionState.OPEN:  # closed by the client meanwhile
+                    return
+                if self.pending:
+                    chunk += self._due(upto)
+                if not self._write(chunk):
+                    return
+                self.sent_upto = upto
+        code, reason = ENDINGS.get(sub.ended or "", (TRY_AGAIN, "the stream ended"))
+        self._close(code, reason)
+
+    def _due(self, upto: int) -> bytes:
+        """The `acted` frames whose events are in what is being written (lock held)."""
+        due = [frame for version, frame in self.pending if version <= upto]
+        if due:
+            self.pending = [(v, f) for v, f in self.pending if v > upto]
+        return b"".join(due)
+
+    def _close(self, code: int, reason: str) -> None:
+        """Send the close frame (once) and give the client `CLOSE_WAIT_S` to answer it."""
+        with self.lock:
+            if self.ws.state is not ConnectionState.OPEN:
+                return
+            self._write(self.ws.send(CloseConnection(code, reason)))
+        self.timers.append(gevent.spawn_later(CLOSE_WAIT_S, self._cut))
+
+    def _send(self, data: bytes) -> bool:
+        with self.lock:
+            return self._write(data)
+
+    def _write(self, data: bytes) -> bool:
+        """Write whole frames (lock held): one plain send when it fits, as service/wsgi_io's
+        handler does; else gevent's, within `send_deadline_s`. False: the connection is gone."""
+        if self.cut:
+            return False
+        raw = getattr(self.sock, "_sock", None)
+        sent = 0
+        if raw is not None:
+            try:
+                sent = raw.send(data)
+            except OSError:  # would block, or gone: gevent's path says which
+                sent = 0
+        if sent == len(data):
+            return True
+        try:
+            with gevent.Timeout(self.send_deadline_s, SlowReader):
+                self.sock.sendall(memoryview(data)[sent:])
+            return True
+        except SlowReader:
+            log.info(
+                "a socket of game %s took nothing for %g s: cut", self.game_id, self.send_deadline_s
+            )
+        except OSError:  # the client went away: normal
+            pass
+        self._cut()
+        return False
+
+    def _cut(self) -> None:
+        """End the connection now: the reader wakes with nothing to read."""
+        self.cut = True
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def _bad(detail: str) -> Problem:
+    return Problem(400, "invalid_request", detail)
+
+
+def _as_problem(body: dict) -> dict:
+    """A problem body back as `Problem`'s arguments."""
+    extra = {
+        k: v for k, v in body.items() if k not in ("type", "title", "status", "detail", "code")
+    }
+    return {"status": body["status"], "code": body["code"], "detail": body["detail"], **extra}
