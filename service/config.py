@@ -136,7 +136,7 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
 def _adopt_legacy_index(store: Store) -> None:
     """An index kept by an older version moves into the `{games}` one, once."""
     try:
-        moved = store.games.adopt_legacy(lambda gid: store.meta(gid).get("game"))
+        moved = store.game_index.adopt_legacy(lambda gid: store.meta(gid).get("game"))
     except (redis.RedisError, redis.exceptions.RedisClusterException) as exc:
         log.warning("the older listing index is not adopted yet: %s", exc)
         return  # the next start adopts it

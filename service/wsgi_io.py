@@ -42,7 +42,7 @@ import gevent
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
-from .core.clock import EverySecond
+from .core.times import EverySecond
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -154,7 +154,7 @@ class AddressCap:
 
     def counts(self, address: str) -> bool:
         from .api.proxies import trusted
-        from .engine.clients import capped
+        from .engine.caps import capped
 
         return (
             self.limit > 0

@@ -10,10 +10,10 @@ import pytest
 
 from service.api import create_app
 from service.core import command
-from service.core.clock import at_ms
 from service.core.game import add_seconds
 from service.core.options import resolve_options
 from service.core.registry import GAMES
+from service.core.times import at_ms
 from service.core.verify import verify
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
@@ -152,7 +152,7 @@ def stored_before_the_option(engine: Engine, game_id: str) -> None:
     seed = b"7" * 32
     cmd = command.create(game_id, "bataille", options, seats, seed, START, test=False)
     engine.store.create(game_id, {"seed": seed.hex(), "game": "bataille"}, cmd.events, "old")
-    engine.store.games.add(game_id, "bataille", "playing", at_ms(START))  # no idle score
+    engine.store.game_index.add(game_id, "bataille", "playing", at_ms(START))  # no idle score
     assert "abandon_after_s" not in engine.all_events(game_id)[0]["data"]["options"]
 
 
@@ -197,7 +197,7 @@ def test_the_sweep_takes_due_games_in_bounded_pages(monkeypatch):
     for _ in range(7):
         s.create({"abandon_after_s": 60}, HUMANS)
     s.clock.after(60)
-    busy = s.engine.store.games.idle(at_ms(s.clock.now), 1)[0]  # the first due
+    busy = s.engine.store.game_index.idle(at_ms(s.clock.now), 1)[0]  # the first due
     real = scheduling.Scheduler.abandon
     monkeypatch.setattr(
         scheduling.Scheduler,
@@ -213,7 +213,7 @@ def test_a_game_not_in_play_leaves_the_idle_index_when_the_sweep_finds_it():
     s = Served()
     gid = s.create({"abandon_after_s": 60}, [{"name": "ana"}, {"open": True}])["id"]
     assert s.idle() == {}  # open: not in play, nobody to wait for yet
-    s.engine.store.games.keep_idle({gid: 0}, new=True)  # a stale entry (an end lost, say)
+    s.engine.store.game_index.keep_idle({gid: 0}, new=True)  # a stale entry (an end lost, say)
     assert s.engine.abandon(gid) == "not playing" and s.idle() == {}
 
 

@@ -201,7 +201,7 @@ HUMANS = {"game": "bataille", "seats": [{"name": "ana"}, {"name": "bob"}]}
 
 
 def test_loopback_callers_are_not_counted_against_the_cap():
-    """service/engine/clients.py: a caller on this machine (the operator, a bench, an undeclared
+    """service/engine/caps.py: a caller on this machine (the operator, a bench, an undeclared
     local proxy) is not one remote client; BATAYO_CAP_LOOPBACK=1 counts it too."""
     _, client, _ = capped(1, address="127.0.0.1")
     assert [client.post("/v1/games", json=HUMANS).status_code for _ in range(3)] == [201] * 3

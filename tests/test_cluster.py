@@ -179,7 +179,7 @@ def test_an_older_index_and_counters_are_adopted_once():
     for gid in ("a", "b"):
         store.set_meta(gid, {"seed": "00", "game": "bataille"})
     kind = lambda gid: store.meta(gid).get("game")  # noqa: E731
-    assert store.games.adopt_legacy(kind) == 2 and store.games.adopt_legacy(kind) == 0
+    assert store.game_index.adopt_legacy(kind) == 2 and store.game_index.adopt_legacy(kind) == 0
     store.count(actions=1)
     assert store.status_counts() == {"finished": 1, "playing": 1}
     assert store.listing("bataille", None, 0, 10)[0] == [("b", "playing"), ("a", "finished")]

@@ -181,7 +181,7 @@ def test_a_batch_state_is_the_stored_game_whether_kept_folded_or_read_afresh():
     load = engine.load
     engine.load = lambda game_id, at=None: loads.append(game_id) or load(game_id, at)
     _flip(engine, gid)
-    kept = engine.games.cached(gid)
+    kept = engine.kept.cached(gid)
     loads.clear()  # the flip's own loads
     pump.step(hub, gid)
     channel = hub.channels[gid]
@@ -190,7 +190,7 @@ def test_a_batch_state_is_the_stored_game_whether_kept_folded_or_read_afresh():
     pump.step(hub, gid)
     folded = channel.batch(1).state
     assert loads == [] and folded == load(gid) and folded is not kept  # folded, no load
-    assert engine.games.cached(gid) is folded  # and kept for this process's next action
+    assert engine.kept.cached(gid) is folded  # and kept for this process's next action
     channel.state = {**channel.state, "hash": "0" * 64}  # as if it had followed another history
     _flip(engine, gid)
     loads.clear()

@@ -19,9 +19,9 @@ import pytest
 import redis
 
 from service.api import create_app
-from service.core.clock import utc_now
 from service.core.game import add_seconds
 from service.core.state import awaited, fold, game_of
+from service.core.times import utc_now
 from service.engine import Engine, Stale
 from service.engine.dispatch import RQDispatcher
 from service.store import Store, key
@@ -228,7 +228,7 @@ def test_a_rolled_back_stream_makes_the_next_append_refuse_and_reload(engine, re
     redis_ = engine.store.redis
     dumped, at = redis_.dump(key(gid, "events")), engine.store.version(gid)
     play(engine, gid, 10)  # this process keeps the state 10 flips on, a snapshot past `at`
-    kept = engine.games.cached(gid)
+    kept = engine.kept.cached(gid)
     assert kept["version"] > at and int(redis_.hget(key(gid, "snap"), "v")) > at
     roll_back(redis_, key(gid, "events"), dumped)
     other = Engine(Store(redis_))
@@ -254,7 +254,7 @@ def test_a_cached_state_the_stream_lost_is_not_appended_on_even_at_the_same_vers
     redis_ = engine.store.redis
     dumped = redis_.dump(key(gid, "events"))
     play(engine, gid, 2)
-    kept = engine.games.cached(gid)
+    kept = engine.kept.cached(gid)
     roll_back(redis_, key(gid, "events"), dumped)
     other = Engine(Store(redis_))
     play(other, gid, 2)

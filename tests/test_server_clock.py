@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from service.core.clock import utc_now
+from service.core.times import utc_now
 
 FORMAT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 
@@ -26,7 +26,7 @@ def test_the_kept_second_follows_the_clock(monkeypatch):
     # 2026-01-01T00:00:05Z, then within that second, the next second, and back (a clock step)
     start = 1_767_225_605 * 1_000_000_000
     readings = iter([start + 999_999_999, start + 1_000_000_000, start + 1_000_001_000, start])
-    monkeypatch.setattr("service.core.clock.time.time_ns", lambda: next(readings))
+    monkeypatch.setattr("service.core.times.time.time_ns", lambda: next(readings))
     assert [utc_now() for _ in range(4)] == [
         "2026-01-01T00:00:05.999999Z",
         "2026-01-01T00:00:06.000000Z",

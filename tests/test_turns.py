@@ -29,7 +29,7 @@ def _watch(engine: Engine) -> tuple[list[str], list[int]]:
     conflicts: list[int] = []
     first = {"inside": False, "done": False}
     decided = threading.Event()
-    append, seed = engine.store.append, engine.games.seed
+    append, seed = engine.store.append, engine.kept.seed
 
     def slow_append(game_id, expected, *args, **kwargs):
         if not first["done"]:
@@ -48,7 +48,7 @@ def _watch(engine: Engine) -> tuple[list[str], list[int]]:
         return seed(game_id)
 
     engine.store.append = slow_append
-    engine.games.seed = seen_seed
+    engine.kept.seed = seen_seed
     return log, conflicts
 
 

@@ -13,7 +13,7 @@ from http import client
 import pytest
 from gevent import pywsgi
 
-from service.core.clock import EverySecond
+from service.core.times import EverySecond
 from service.wsgi_io import MAX_FIELDS, MAX_LINE, RequestHeaders
 
 from .support.serving import production

@@ -12,9 +12,9 @@ from . import (
     compression,
     cors,
     direct,
+    history,
     limits,
     lobby,
-    log,
     metrics,
     openapi,
     play,
@@ -47,7 +47,7 @@ def create_app(
     compression.install(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)
-    app.register_blueprint(log.bp)
+    app.register_blueprint(history.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(websocket.bp)
     app.register_blueprint(web_bp)

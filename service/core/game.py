@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
-from .clock import moment
 from .shapes import Action, Event, Shape
+from .times import moment
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-# the server's clock (`clock.utc_now`): UTC, microseconds, `T` and `Z`, ASCII digits only
+# the server's clock (`times.utc_now`): UTC, microseconds, `T` and `Z`, ASCII digits only
 AT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$")
 AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 

@@ -18,20 +18,20 @@ from datetime import timedelta
 from typing import Any
 
 from ..core import bots, command, fairness, signing
-from ..core.clock import at_ms, moment, utc_now
 from ..core.game import RuleError
+from ..core.times import at_ms, moment, utc_now
 from ..core.views import game_view, shown_event
 from ..store import STORE_DOWN, Conflict, Replayed, Store
 from . import idempotency, tokens
 from .archiving import Archiver
 from .audits import Audits
-from .clients import capped
+from .caps import capped
 from .creating import Plan, new_game_id, plan
 from .creating import answer as create_answer
 from .dispatch import Dispatcher
 from .idempotency import IdempotencyMismatch, fingerprint, scoped
 from .keys import Keyring
-from .loading import Games, NotFound
+from .loading import Kept, NotFound
 from .projections import Appended, Projections, abandon_ms
 from .scheduling import Scheduler
 from .turns import Turns
@@ -76,7 +76,7 @@ class Engine:
         self.test_games = test_games
         self.clock = clock
         self.snapshot_every = snapshot_every
-        self.games = Games(store, cache_size)
+        self.kept = Kept(store, cache_size)
         self.scheduler = Scheduler(self)
         self.audits = Audits(self)
         self.archiver = Archiver(self)
@@ -87,17 +87,17 @@ class Engine:
     # -- reading -------------------------------------------------------------------------------
 
     def load(self, game_id: str, at: int | None = None) -> dict:
-        return self.games.load(game_id, at)
+        return self.kept.load(game_id, at)
 
     def exists(self, game_id: str) -> bool:
-        return self.games.exists(game_id)
+        return self.kept.exists(game_id)
 
     def view(self, game_id: str, seat: int | None, at: int | None = None) -> dict:
         return game_view(self.load(game_id, at), seat)
 
     def shown(self, events: list[dict], seat: int | None, state: dict) -> list[dict]:
         """Events as `seat` may see them, given the game's latest state."""
-        seed = self.games.seed(state["id"])
+        seed = self.kept.seed(state["id"])
         return [shown_event(e, seat, state, seed) for e in events]
 
     def events(
@@ -175,7 +175,7 @@ class Engine:
 
     def hint(self, game_id: str, seat: int) -> dict | None:
         state = self.load(game_id)
-        suggestion = bots.hint(state, seat, self.games.seed(game_id))
+        suggestion = bots.hint(state, seat, self.kept.seed(game_id))
         return (
             None
             if suggestion is None
@@ -242,7 +242,7 @@ class Engine:
             raise LookupError("malformed token")
         if named[0] != game_id:
             raise PermissionError("this token belongs to another game")
-        if not tokens.matches(token, self.games.token_digest(game_id, named[1])):
+        if not tokens.matches(token, self.kept.token_digest(game_id, named[1])):
             raise LookupError("unknown token")
         return named[1]
 
@@ -399,7 +399,7 @@ class Engine:
         try:
             holder = self._hold(client, game_id)
         except RuleError:
-            self.store.created(game_id)  # refused: nothing is being made
+            self.store.done_creating(game_id)  # refused: nothing is being made
             raise
         if holder:
             meta["client"] = holder  # so that its end frees the client's slot
@@ -412,9 +412,9 @@ class Engine:
             raise
         if not made:
             self._unhold(meta, game_id)
-            self.store.created(game_id)
+            self.store.done_creating(game_id)
             raise RuleError("id_taken", f"a game with id {game_id} exists already", 409)
-        self.games.remember(game_id, cmd.state)
+        self.kept.remember(game_id, cmd.state)
         self.store.count(game_id, games_created=1, events_appended=len(cmd.events))
         self._settle_created(game_id, planned.game, cmd.state, created_ms)
         self.scheduler.schedule(None, cmd.state)
@@ -424,7 +424,7 @@ class Engine:
         """A made game into the listing indexes (another slot in a cluster: not in the create's
         script), then off the create journal."""
         self.store.index(game_id, game, state["status"], created_ms, abandon_ms(state))
-        self.store.created(game_id)
+        self.store.done_creating(game_id)
 
     def settle_unfinished_creates(self, older_than_s: float = 30.0) -> int:
         """Finish the creates cut short between their script and the index (the sweep's job):
@@ -439,7 +439,7 @@ class Engine:
                 self._settle_created(game_id, state["game"], state, created_ms)
                 self.scheduler.due(game_id)
             else:
-                self.store.created(game_id)
+                self.store.done_creating(game_id)
             settled += 1
         return settled
 
@@ -456,7 +456,7 @@ class Engine:
             old_deal = None if "deal" in state else self.store.meta(game_id).get("deal")
             cmd, seat = command.join(  # a test deal: in the state (v2) or the meta (v1)
                 state,
-                self.games.seed(game_id),
+                self.kept.seed(game_id),
                 body["name"],
                 body.get("client_seed"),
                 self.clock(),
@@ -527,7 +527,7 @@ class Engine:
         optimistic = idem_hash is None
         seed = None
         for _ in range(MAX_RETRIES):
-            cached = self.games.cached(game_id) if optimistic else None
+            cached = self.kept.cached(game_id) if optimistic else None
             state = cached if cached is not None else self.load(game_id)
             optimistic = False
             if idem_hash:
@@ -538,7 +538,7 @@ class Engine:
                 if cached is not None:
                     continue
                 raise Stale(state["version"])
-            seed = seed or self.games.seed(game_id)
+            seed = seed or self.kept.seed(game_id)
             try:
                 cmd = command.act(
                     state, seed, seat, action, self.clock(), seat if actor is None else actor
@@ -571,7 +571,7 @@ class Engine:
         return events, self.load(game_id, prior["to"])
 
     def fire(self, state: dict, timer_key: str, now: str) -> command.Command | None:
-        return command.fire(state, self.games.seed(state["id"]), timer_key, now)
+        return command.fire(state, self.kept.seed(state["id"]), timer_key, now)
 
     def append_or_retry(self, game_id: str, before: dict, cmd: command.Command) -> bool:
         """Append a command decided at `before`; False if someone wrote first."""
@@ -610,9 +610,9 @@ class Engine:
             )
         except Conflict as conflict:
             if conflict.diverged:  # the stream lost what this process saw: never build on it
-                self.games.forget(game_id)
+                self.kept.forget(game_id)
             raise
-        self.games.remember(game_id, cmd.state)
+        self.kept.remember(game_id, cmd.state)
         if log.isEnabledFor(logging.INFO):  # off under gunicorn (WARNING): no record built there
             types = [e["type"] for e in cmd.events]
             log.info("appended", extra={"game": game_id, "version": new, "event_types": types})

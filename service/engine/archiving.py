@@ -12,7 +12,7 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from ..core.clock import at_ms
+from ..core.times import at_ms
 from ..settings import Settings
 from ..store.archive import ArchivedGame, ArchiveMismatch, encode
 
@@ -46,7 +46,7 @@ class Archiver:
                 store.unmark_finished(game_id)
                 return "already"
             return "missing"
-        state = self.engine.games.load(game_id)
+        state = self.engine.kept.load(game_id)
         if state["status"] != "finished" or state["version"] != len(events):
             return "playing"
         audits = self.engine.audits.finished(game_id, state)

@@ -125,7 +125,7 @@ class Audits:
 
     def of_finished(self, game_id: str, state: dict, events: list[dict]) -> dict:
         """Both audits of a finished game from its stored log (the same for every caller)."""
-        seed = self.engine.games.seed(game_id)
+        seed = self.engine.kept.seed(game_id)
         shown = [shown_event(e, None, state, seed) for e in events]
         return {
             "ties": self._ties(state, shown),
@@ -187,7 +187,7 @@ class Audits:
         shown before the previous reveal stay as they were."""
         events = self._read(game_id, state)
         log = self._log(game_id)
-        seed = self.engine.games.seed(game_id)
+        seed = self.engine.kept.seed(game_id)
         revealed = state.get("revealed_at", 0)
         with log.lock:
             seen = log.seen.get(seat)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from ..core.clock import at_ms, moment
+from ..core.times import at_ms, moment
 from ..store.outbox import is_clock
 
 log = logging.getLogger(__name__)

@@ -30,7 +30,9 @@ class NotFound(Exception):
     pass
 
 
-class Games:
+class Kept:
+    """The games this process loaded: their latest states, past states, seeds, token digests."""
+
     def __init__(self, store: Store, cache_size: int = 512) -> None:
         self.store = store
         self._states: OrderedDict[str, dict] = OrderedDict()

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..core.clock import at_ms
 from ..core.clocks import abandon_due
+from ..core.times import at_ms
 from ..store import Store
 from .archiving import ended_ms
 from .dispatch import Dispatcher

@@ -9,10 +9,10 @@ import re
 from typing import TYPE_CHECKING
 
 from ..core import bots, command
-from ..core.clock import at_ms
 from ..core.clocks import due_timers
 from ..core.game import add_seconds
 from ..core.state import awaited, bot_seats, game_of
+from ..core.times import at_ms
 from .projections import Appended, abandon_ms
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class Scheduler:
         start = engine.load(game_id)
         if start["version"] != version or start["status"] != "playing":
             return "stale"
-        seed, seats = engine.games.seed(game_id), bot_seats(start)
+        seed, seats = engine.kept.seed(game_id), bot_seats(start)
         state, played = start, 0
         for seat in [s for s in awaited(start) if s in seats]:
             if seat not in awaited(state):
@@ -119,7 +119,7 @@ class Scheduler:
         from . import MAX_RETRIES, NotFound
 
         engine = self.engine
-        index = engine.store.games
+        index = engine.store.game_index
         for _ in range(MAX_RETRIES):
             try:
                 state = engine.load(game_id)
@@ -129,7 +129,7 @@ class Scheduler:
             if state["status"] != "playing":  # its end's removal was lost with the store
                 index.drop_idle(game_id)
                 return "not playing"
-            cmd = command.abandon(state, engine.games.seed(game_id), engine.clock())
+            cmd = command.abandon(state, engine.kept.seed(game_id), engine.clock())
             if cmd is None:
                 index.keep_idle({game_id: abandon_ms(state)})
                 return "not due"
@@ -143,7 +143,7 @@ class Scheduler:
         passed, page by page, at most `IDLE_MOST` a pass, so a pass costs O(due), not O(games).
         Each game looked at leaves the due range (abandoned, or given its real deadline) but for
         one that fails or stays busy, which is skipped until the next pass. How many ended."""
-        index = self.engine.store.games
+        index = self.engine.store.game_index
         now_ms = at_ms(self.engine.clock())
         ended = looked = skipped = 0
         while looked < IDLE_MOST:
@@ -186,12 +186,12 @@ class Scheduler:
             if idle_ms is not None:
                 unscored[game_id] = idle_ms
             if len(unscored) >= BACKFILL:
-                engine.store.games.keep_idle(unscored, new=True)
+                engine.store.game_index.keep_idle(unscored, new=True)
                 unscored = {}
             count += 1
         # games in play since before the idle index (or whose entry was lost) get one; a game
         # that ended since it was read is put back too, and dropped by the idle pass below
-        engine.store.games.keep_idle(unscored, new=True)
+        engine.store.game_index.keep_idle(unscored, new=True)
         abandoned = self.abandon_idle()
         if abandoned:
             log.info("abandoned %d idle games", abandoned)

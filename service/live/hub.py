@@ -42,7 +42,7 @@ from gevent import monkey
 from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
-from ..engine.clients import capped
+from ..engine.caps import capped
 from ..store import Store
 from ..store.clients import own_pool
 from . import sse
@@ -242,7 +242,7 @@ class Channel:
 
     def _continued(self, events: list[dict]) -> dict:
         """The state after `events`, which continue the chain the follower holds."""
-        games, last = self.hub.engine.games, events[-1]
+        games, last = self.hub.engine.kept, events[-1]
         kept = games.cached(self.game_id)
         if kept is not None and kept["version"] == last["version"] and kept["hash"] == last["hash"]:
             return kept  # appended by this process: the state its engine kept is theirs

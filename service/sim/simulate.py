@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from ..core.clock import utc_now
 from ..core.options import resolve_options
 from ..core.registry import GAMES
+from ..core.times import utc_now
 from .table import Table
 
 

@@ -10,12 +10,12 @@ import hashlib
 from typing import Any
 
 from ..core import bots, command
-from ..core.clock import utc_now
 from ..core.game import Game
 from ..core.options import resolve_options
 from ..core.registry import GAMES
 from ..core.sealing import FAIRNESS
 from ..core.state import awaited, bot_seats, fold, game_of
+from ..core.times import utc_now
 from ..core.views import closed_as_null, game_view, shown_event
 
 

@@ -283,7 +283,7 @@ class Store:
         self._take_ticket = Script(client, _TAKE_TICKET)
         self._create = Script(client, _CREATE)
         self._hold = Script(client, _HOLD)
-        self.games = GameIndex(client)
+        self.game_index = GameIndex(client)
         self.outbox = Outbox(client)  # the jobs made due, until a pump queues them
         self.beats = Beats(client)
         self.tally = _counters.Tally(client)
@@ -390,7 +390,7 @@ class Store:
     ) -> None:
         """Record the game in the listing indexes (newest first by creation time), and a game
         in play in the idle index (`idle_ms`: when it is abandoned if nothing happens)."""
-        self.games.add(game_id, game, status, created_ms, idle_ms)
+        self.game_index.add(game_id, game, status, created_ms, idle_ms)
 
     # A create's journal: a game is noted before its script runs and cleared once indexed, so a
     # create cut short between the two (a lost reply, a crash; the index is another slot in a
@@ -398,7 +398,8 @@ class Store:
     def note_creating(self, game_id: str, at_ms: int) -> None:
         self.redis.zadd("{games}:creating", {game_id: at_ms})
 
-    def created(self, game_id: str) -> None:
+    def done_creating(self, game_id: str) -> None:
+        """The create of `game_id` is over (made and indexed, or refused): out of the journal."""
         self.redis.zrem("{games}:creating", game_id)
 
     def being_created(self, game_id: str) -> bool:
@@ -448,7 +449,7 @@ class Store:
         return True
 
     def set_status(self, game_id: str, status: str, idle_ms: int | None = None) -> None:
-        self.games.set_status(game_id, status, idle_ms)
+        self.game_index.set_status(game_id, status, idle_ms)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -576,14 +577,14 @@ class Store:
         self, game: str | None, status: str | None, offset: int, limit: int
     ) -> tuple[list[tuple[str, str]], bool]:
         """(id, status) pairs newest first, and whether more follow."""
-        return self.games.page(game, status, offset, limit)
+        return self.game_index.page(game, status, offset, limit)
 
     def playing(self) -> Iterator[str]:
         """The ids of every game in play (scanned, not loaded at once)."""
-        return self.games.having("playing")
+        return self.game_index.having("playing")
 
     def status_counts(self) -> dict[str, int]:
-        return self.games.counts()
+        return self.game_index.counts()
 
     def count(self, game_id: str | None = None, /, **increments: int) -> None:
         """Add to the service-wide counters that /metrics shows (shared by every process), on

@@ -1,4 +1,4 @@
-"""The server's clock, in the one format events use (so times compare as strings)."""
+"""Event times: the server's clock, in the one format events use (so times compare as strings)."""
 
 from __future__ import annotations
 

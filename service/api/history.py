@@ -10,7 +10,7 @@ from . import caching, schemas
 from .http import caller, engine, load, ok, query, refusals, require
 from .problems import Problem
 
-bp = Blueprint("log", __name__, url_prefix="/v1")
+bp = Blueprint("history", __name__, url_prefix="/v1")
 EVENTS_QUERY_SCHEMA = schemas.EventsQuery()
 TIES_QUERY_SCHEMA = schemas.TiesQuery()
 
