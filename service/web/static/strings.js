@@ -344,7 +344,11 @@ export const STRINGS = {
     "rank:A": "as",
     "rank:K": "roi",
     "rank:Q": "dame",
-    "rank:J": "valet"
+    "rank:J": "valet",
+    "From your won pile": "De vos cartes gagnées",
+    "Other cards you can play": "Autres cartes jouables",
+    "No tie in this game.": "Aucune égalité dans cette partie.",
+    "{n} BATAYO in this game": "{n} BATAYO dans cette partie"
   },
   "tr": {
     " and ": " ve ",
@@ -655,6 +659,10 @@ export const STRINGS = {
     "rank:A": "as",
     "rank:K": "papaz",
     "rank:Q": "kız",
-    "rank:J": "vale"
+    "rank:J": "vale",
+    "From your won pile": "Kazandığınız kartlardan",
+    "Other cards you can play": "Oynayabileceğiniz diğer kartlar",
+    "No tie in this game.": "Bu oyunda beraberlik olmadı.",
+    "{n} BATAYO in this game": "bu oyunda {n} BATAYO"
   }
 };

@@ -133,7 +133,7 @@ function bataille(view, events) {
   );
   // Variant "ouverte": a seat sees its own pack and picks from it.
   const hand = Array.isArray(tb.pack) ? tb.pack : null;
-  return { seats, center, last: batailleLast(view, bataillePast(events)), hand, handLabel: t("Your pack") };
+  return { seats, center, last: batailleLast(view, bataillePast(events)), hand, handLabel: t("Your pack"), extraLabel: t("From your won pile") };
 }
 
 // ---- BATAYO -------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ function batayo(view) {
     line(el("strong", { text: phase }), ` · ${t("{n} tricks played", { n: tb.tricks })}`),
     tb.batayo > 0 ? line(el("span", { class: "alert", text: t("BATAYO! (step {n})", { n: tb.batayo }) })) : null,
     tb.sudden_death > 0 ? line(el("span", { class: "alert", text: t("Sudden death (step {n})", { n: tb.sudden_death }) })) : null,
-    tb.batayos ? line(t("{n} BATAYO so far", { n: tb.batayos })) : null,
+    tb.batayos ? line(view.status === "finished" ? t("{n} BATAYO in this game", { n: tb.batayos }) : t("{n} BATAYO so far", { n: tb.batayos })) : null,
     tb.aside?.length ? line(`${t("aside")}: `, cardsInline(tb.aside)) : null,
     tb.gone ? line(t("{n} cards left the game", { n: tb.gone })) : null,
     tb.time_up ? line(el("span", { class: "alert", text: t("time is up") })) : null,
