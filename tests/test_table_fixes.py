@@ -5,6 +5,7 @@ wording on the table (the service and the browser: tests/support/browser.py)."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 
 import pytest
@@ -176,3 +177,58 @@ def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, 
             expect(page.locator("#table .seat.to-move")).to_have_count(0)
         else:
             expect(summary).to_contain_text("To move")
+
+
+@pytest.mark.parametrize(
+    ("locale", "dealer", "bot"),
+    [("fr-FR", "premier donneur", "glouton"), ("tr-TR", "ilk dağıtan", "açgözlü")],  # noqa: RUF001
+)
+def test_the_table_speaks_the_players_language_not_the_developers(
+    server, browser, locale, dealer, bot
+):
+    """The options strip, the seat names, the title and the event line in the page's
+    language, with no raw field names or values; the raw view and event folded away in a
+    debug panel; nothing asked for without its translation."""
+    created = create(
+        server,
+        {
+            "game": "batak",
+            "options": {"deals": 3, "first_dealer": 1},
+            "seats": [{"name": "ana"}, {"bot": "greedy"}, {"bot": "greedy"}, {"bot": "greedy"}],
+        },
+    )
+    gid, token = created["id"], created["seats"][0]["token"]
+    context = browser.new_context(locale=locale)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{server.base}/games/{gid}?token={token}")
+    summary = page.locator("#summary")
+    expect(summary).to_contain_text(f"{dealer}: {bot} bot 1" if locale == "tr-TR" else dealer)
+    text = summary.inner_text()
+    for raw in ("first dealer", "first_dealer", "must overtake", "true", "max rounds", "greedy"):
+        assert raw not in text, (raw, text)
+    expect(page.locator("#table")).to_contain_text(bot)
+    assert gid not in page.locator("#game-title").inner_text()
+    assert gid not in page.title()
+    line = page.locator("#event-line")
+    expect(line).not_to_contain_text("…")
+    assert not re.search(r"\b(phase|step|tied|seat|deal|dealer): ", line.inner_text())
+    debug = page.locator("#debug")
+    expect(debug.locator("#debug-view")).to_be_hidden()
+    debug.locator("summary").click()
+    expect(debug.locator("#debug-view")).to_contain_text(f'"id": "{gid}"')
+    assert page.evaluate("[...window.__i18nMissing]") == []
+    shot(page, f"words-{locale}")
+    context.close()
+    assert errors == []
+
+
+def test_the_lobby_gives_no_seat_the_name_you(server, open_page):
+    """A game made in the lobby without typing a name: "You are Player 1", not "You are you"."""
+    lobby = open_page("/")
+    lobby.select_option("#new-game-game", "bataille")
+    expect(lobby.locator("#seat-0")).to_have_value("")
+    lobby.click("#create")
+    lobby.wait_for_url(re.compile(r"/games/[0-9a-f]{16}$"))
+    expect(lobby.locator("#you-head")).to_contain_text("You are Player 1")

@@ -15,7 +15,7 @@
 
 import * as API from "./api.js";
 import { cardEl, cardRow, cardText, el, fill, suitText } from "./cards.js";
-import { cardName, pick, t, translatePage } from "./i18n.js";
+import { cardName, known, optionName, optionValue, pick, t, translatePage } from "./i18n.js";
 import { tieSteps, tieTitle } from "./story.js";
 import { needsEvents, renderTable, seatName } from "./tables.js";
 
@@ -275,6 +275,7 @@ function wireControls() {
     if (e.key === "ArrowRight") goTo(page.view.version + 1);
   });
   $("verify-again").addEventListener("click", loadVerify);
+  $("debug").addEventListener("toggle", () => $("debug").open && renderDebug());
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     useToken($("token-input").value.trim());
@@ -345,8 +346,8 @@ function show(view) {
   page.view = view;
   if (view.version >= page.latest) page.status = view.status;
   const title = page.rules?.title || view.game;
-  $("game-title").textContent = `${title} · ${view.id}`;
-  document.title = `batayo · ${title} ${view.id}`;
+  $("game-title").textContent = title; // the id is in the address and in the debug panel
+  document.title = `batayo · ${title}`;
   renderSummary(view);
   renderEnd(view);
   renderTableArea(view);
@@ -355,6 +356,7 @@ function show(view) {
   renderEventLine(view.version);
   markActiveStep();
   renderShare(view);
+  if ($("debug").open) renderDebug();
   const canJoin = view.status === "open" && !page.token && view.seats.some((s) => s.open);
   $("join-banner").hidden = !canJoin;
   if (canJoin && location.hash === "#join") $("join-name").focus();
@@ -377,18 +379,19 @@ const movers = (view) => (stoppedAt(view.version) ? view.to_move : []);
 function renderSummary(view) {
   const toMove = movers(view).map((s) => seatName(view, s)).join(", ");
   const docs = new Map((page.rules?.options || []).map((o) => [o.name, o]));
-  const opts = Object.entries(view.options).filter(([, v]) => v !== null);
+  const opts = Object.entries(view.options).filter(([, v]) => v !== null)
+    .map(([k, v]) => [k, `${optionName(k)}: ${optionValue(k, v, (s) => seatName(view, s))}`]);
   const parts = [
     el("span", { class: `badge status-${view.status}`, text: t(`status:${view.status}`) }),
     view.test ? el("span", { class: "badge test", text: t("test game: fixed seed or deal, not a fair game") }) : null,
-    el("details", { class: "opts" }, el("summary", { class: "muted" }, opts.map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · ")),
-      el("dl", {}, opts.map(([k, v]) => [el("dt", {}, `${k.replaceAll("_", " ")}: ${v}`), el("dd", { class: "muted small", text: pick(docs.get(k)?.docs) || docs.get(k)?.doc || "" })]))),
+    el("details", { class: "opts" }, el("summary", { class: "muted" }, opts.map(([, words]) => words).join(" · ")),
+      el("dl", {}, opts.map(([k, words]) => [el("dt", {}, words), el("dd", { class: "muted small", text: pick(docs.get(k)?.docs) || docs.get(k)?.doc || "" })]))),
   ];
   const lines = [el("div", { class: "summary-line" }, parts)];
   if (view.status === "playing" && toMove) lines.push(el("div", { class: "summary-line" }, `${t("To move")}: `, el("strong", { text: toMove })));
   if (view.status === "open") lines.push(el("div", { class: "summary-line" }, t("Waiting for players to join.")));
   const clocks = Object.entries(view.clocks || {}).filter(([key]) => !key.startsWith("move:"));
-  for (const [key, due] of clocks) lines.push(el("div", { class: "summary-line" }, `${key.replace("_", " ")}: `, clockEl(due)));
+  for (const [key, due] of clocks) lines.push(el("div", { class: "summary-line" }, `${clockName(key)}: `, clockEl(due)));
   fill($("summary"), ...lines);
 }
 
@@ -478,6 +481,11 @@ function seatPanel(view, seat, part = { stats: [], cards: [], tags: [] }) {
 }
 
 // ---- clocks: the view's `clocks` map of ISO deadlines -------------------------------------
+
+/** A clock's name in words ("game" -> "game clock"); an unknown one as written. */
+function clockName(key) {
+  return known(`clock:${key}`) ?? key.replaceAll("_", " ");
+}
 
 function clockEl(due) {
   return el("span", { class: "clock", dataset: { deadline: due }, title: t("runs out at {time}", { time: new Date(due).toLocaleTimeString() }) }, clockText(due));
@@ -679,7 +687,7 @@ async function rematch() {
   const view = page.view;
   const options = Object.fromEntries(Object.entries(view.options).filter(([, v]) => v !== null));
   const seats = view.seats.map((s) => {
-    if (s.seat === view.you) return { name: s.name || "you" };
+    if (s.seat === view.you) return { name: s.name || t("Player 1") };
     if (s.bot) return { bot: s.bot };
     return { open: true };
   });
@@ -705,44 +713,51 @@ function updateTimeline() {
   $("next").disabled = $("last").disabled = shown >= page.latest;
 }
 
-const SKIP = new Set(["rng", "salt", "client_seeds", "seed_commitment", "options", "seats", "id", "server_seed", "cause", "fairness", "test"]);
 
-/** An event in words: who did what, with cards drawn as cards ("Ana flipped Q♠"). */
+/** An event in words: who did what, with cards drawn as cards ("Ana flipped Q♠"). The raw
+ * event is in the debug panel, not on the table. */
 function describeEvent(view, event) {
   const d = event.data || {};
   const who = (s) => (typeof s === "number" ? seatName(view, s) : "");
   const downs = (list) => (list?.length ? [" (", t("face down"), ": ", list.map((c) => [cardText(c, { down: true }), " "]), ")"] : "");
+  const cards = (list) => (Array.isArray(list) ? list.filter((c) => typeof c === "string" || c === null).map((c) => [" ", cardText(c)]) : "");
   switch (event.type) {
+    case "created": return t("The game is set up.");
+    case "seat_taken": return t("{name} takes a seat", { name: who(d.seat) });
+    case "dealt": return typeof d.deal === "number" ? t("Deal {n}: {name} deals", { n: d.deal, name: who(d.dealer) }) : t("The cards are dealt.");
+    case "drew": return t("The hands are filled up.");
     case "flipped": return [t("{name} turns", { name: who(d.seat) }), " ", cardText(d.up), downs(d.down)];
+    case "short": return [t("{name} is short of cards", { name: who(d.seat) }), d.out ? ` · ${t("out")}` : ""];
     case "committed": return [t("{name} commits a card", { name: who(d.seat) }), d.card ? [" ", cardText(d.card, { down: true })] : ""];
+    case "revealed":
+      if (typeof d.seat === "number") return [t("{name}'s face-down card is turned:", { name: who(d.seat) }), " ", cardText(d.card)];
+      return [t("The cards are turned:"), d.up && typeof d.up === "object" ? Object.entries(d.up).map(([s, c]) => [" ", who(Number(s)), " ", cardText(c)]) : ""];
     case "took": return t("{name} takes {count} cards (round {n})", { name: who(d.seat), count: d.count, n: d.round });
+    case "left_play": return t("Everyone in the bataille is out: {count} cards leave play.", { count: d.count });
+    case "pack_turned": return t("{name} turns the won pile over as a new pack ({count} cards)", { name: who(d.seat), count: d.count });
+    case "out": return t("{name} is out", { name: who(d.seat) });
     case "bataille": return el("strong", { text: t("{names} tie on the highest card: bataille!", { names: (d.seats || []).map(who).join(t(" and ")) }) });
+    case "batayo": return el("strong", { text: t("A tie on {rank}: BATAYO!", { rank: d.rank }) });
+    case "taken": return [t("{name} takes a card from {from}", { name: who(d.seat), from: who(d.from) }), d.card ? [" ", cardText(d.card, { down: true })] : ""];
+    case "trick_won": return [t("{name} wins trick {n}", { name: who(d.seat), n: d.trick }), cards(d.cards)];
     case "played": return [t("{name} plays", { name: who(d.seat) }), " ", d.card ? cardText(d.card, { down: d.face === "down" }) : cardText(null), " ", d.face ? (d.face === "down" ? t("face down") : t("face up")) : ""];
     case "trick": return d.taker ? (d.taker === "allies" ? t("the Allies take it") : t("the King takes it")) : [t("{name} takes it", { name: who(d.winner) })];
+    case "round_ended": return t("Round {n} is over", { n: d.round });
+    case "king_penalty": return t("The King could not play all his royals (round {n})", { n: d.round });
     case "bid": return t("{name} bids {n}", { name: who(d.seat), n: d.tricks });
     case "pass": return t("{name} passes", { name: who(d.seat) });
+    case "declarer": return t("{name} declares, bid {n}", { name: who(d.seat), n: d.bid });
+    case "trump": return [t("{name} names trump", { name: who(d.seat) }), " ", d.suit ? suitText(d.suit) : ""];
+    case "deal_scored": return d.made ? t("Deal {n}: {name} makes the bid of {bid}", { n: d.deal, name: who(d.declarer), bid: d.bid }) : t("Deal {n}: {name} fails the bid of {bid}", { n: d.deal, name: who(d.declarer), bid: d.bid });
+    case "time_up": return t("Time is up.");
     case "ended": return view.result ? resultEl(view, null) : t("Game over");
-    default: {
-      const out = [];
-      for (const [key, value] of Object.entries(d)) {
-        if (SKIP.has(key) || value === null || (Array.isArray(value) && !value.length)) continue;
-        if (out.length) out.push(" · ");
-        out.push(`${key.replaceAll("_", " ")}: `, describeValue(view, key, value));
-      }
-      return out;
-    }
+    default: return "";
   }
 }
 
-function describeValue(view, key, value, depth = 0) {
-  if (typeof value === "string" && /^(10|[2-9JQKA])[SHDC]$/.test(value)) return cardText(value);
-  if (["seat", "from", "taker", "winner", "declarer"].includes(key) && typeof value === "number") return seatName(view, value);
-  if (Array.isArray(value)) {
-    if (depth > 0 || value.length > 14) return t("{n} items", { n: value.length });
-    return el("span", {}, value.flatMap((v, i) => [i ? " " : "", v === null ? cardText(null) : describeValue(view, "", v, depth + 1)]));
-  }
-  if (value && typeof value === "object") return t("{n} fields", { n: Object.keys(value).length });
-  return String(value);
+/** An event type in words ("trick_won" -> "trick won"). */
+function eventName(type) {
+  return known(`event:${type}`) ?? type.replaceAll("_", " ");
 }
 
 async function renderEventLine(version) {
@@ -756,10 +771,21 @@ async function renderEventLine(version) {
   if (page.view?.version !== version) return;
   const actor = typeof event.actor === "number" ? seatName(page.view, event.actor) : t(`actor:${event.actor}`);
   fill(line,
-    el("span", { class: "event-type", text: `v${event.version} · ${event.type.replaceAll("_", " ")}` }),
+    el("span", { class: "event-type", text: `v${event.version} · ${eventName(event.type)}` }),
     el("span", { class: "muted", text: ` · ${actor} · ${new Date(event.at).toLocaleTimeString()}` }),
     el("div", { class: "event-data" }, describeEvent(page.view, event)),
   );
+}
+
+// ---- the debug panel: the raw view and event, for developers, folded away ---------------
+
+function renderDebug() {
+  const view = page.view;
+  if (!view) return;
+  $("debug-id").textContent = `${t("game")} ${view.id} · v${view.version}`;
+  $("debug-view").textContent = JSON.stringify(view, null, 1);
+  const event = page.eventCache.get(view.version);
+  $("debug-event").textContent = event ? JSON.stringify(event, null, 1) : "…";
 }
 
 // ---- ties: GET /ties, each tie a story with a replay ---------------------------------------

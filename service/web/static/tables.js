@@ -11,13 +11,13 @@
 // A game with no renderer here still shows, through `generic`.
 
 import { cardEl, cardRow, cardText, el, parseCard, suitText } from "./cards.js";
-import { t } from "./i18n.js";
+import { botName, t } from "./i18n.js";
 
 /** A seat's display name: the player's name, "greedy bot 2", or "open seat". */
 export function seatName(view, seat) {
   const entry = view.seats.find((s) => s.seat === seat) || {};
   if (entry.name) return entry.name;
-  if (entry.bot) return t("{bot} bot {seat}", { bot: entry.bot, seat }); // bots often share a name
+  if (entry.bot) return t("{bot} bot {seat}", { bot: botName(entry.bot), seat }); // bots often share a name
   return entry.open ? t("open seat") : t("seat {seat}", { seat });
 }
 
