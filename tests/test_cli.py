@@ -1,13 +1,17 @@
-"""The `batayo` command: simulate and verify (its signatures: tests/test_signing.py)."""
+"""The `batayo` command: simulate, verify, and what serve says when it starts (its signatures:
+tests/test_signing.py)."""
 
 from __future__ import annotations
 
 import json
+import urllib.request
 
 from click.testing import CliRunner
 
 from service.cli import main
+from service.cli.serving import site_url
 from service.sim.table import Table
+from tests.support.serving import serve
 
 SIMULATE = [
     "simulate",
@@ -80,3 +84,24 @@ def test_verify_says_a_truncated_export_is_incomplete_and_a_bad_file_in_one_line
         out = CliRunner().invoke(main, ["verify", str(bad)])
         assert out.exit_code == 1, (raw, out.output)
         assert len(out.output.strip().splitlines()) == 1, out.output
+
+
+def test_serve_says_where_the_site_is_and_the_site_is_there(tmp_path):
+    """The start-up line is the address to open in a browser, and that address serves the site
+    (not only the API)."""
+    server = serve(tmp_path)
+    try:
+        url = f"http://127.0.0.1:{server.port}/"
+        assert f"batayo: the site is at {url} " in server.text(), server.text()
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200
+            assert "text/html" in response.headers["Content-Type"]
+    finally:
+        server.stop()
+
+
+def test_a_wildcard_host_is_opened_on_loopback():
+    assert site_url("0.0.0.0", 8000) == "http://127.0.0.1:8000/"
+    assert site_url("::", 8000) == "http://127.0.0.1:8000/"
+    assert site_url("::1", 8080) == "http://[::1]:8080/"
+    assert site_url("example.org", 80) == "http://example.org:80/"

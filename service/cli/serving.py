@@ -51,6 +51,15 @@ def _signing_key(settings) -> None:
         click.echo(f"batayo: no signing key at {path}: logs go unsigned (`batayo keys init`)")
 
 
+def site_url(host: str, port: int) -> str:
+    """Where a browser on this machine opens the site: a wildcard host is reached on loopback."""
+    if host in ("", "0.0.0.0", "::"):  # noqa: S104 - a name compared, nothing bound
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
 def run(host: str, port: int, grace: float) -> None:
     from gevent import monkey
 
@@ -151,7 +160,7 @@ def run(host: str, port: int, grace: float) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         gevent.signal_handler(signum, on_signal)
-    click.echo(f"batayo: listening on http://{host}:{port} (try /v1/rules)")
+    click.echo(f"batayo: the site is at {site_url(host, server.server_port)} (the API under /v1)")
     # requests under way get most of the grace; the worker's job and the save the rest
     server.serve_forever(stop_timeout=max(0.2, grace * 0.6))
     stop(engine, save=True, within=max(0.2, grace * 0.3))

@@ -155,6 +155,125 @@ export function follow(id, { after = 0, token, onEvent, onEnd, onState }) {
   };
 }
 
+// ---- following a game: views and events in version order, never backwards ---------------
+
+/**
+ * Follow a game live: the one way the page hears of a game's progress. `onEvent(event)` gets
+ * each event and `onView(view)` each view, both in version order, and neither ever goes
+ * backwards: whatever brings a view (a refresh after an event, the answer to one's own
+ * action handed in with `offer`, a reconnection), one not newer than the view last delivered
+ * is dropped. So an answer that comes after a newer refresh never hides the move, and a
+ * refresh that started before our action never undoes it. `onEnd(view)` comes once, after
+ * the final view (the game's end) was delivered.
+ *
+ * `view` is the view the page starts from (its version is where the events resume). The
+ * transport only brings events (`transport(id, {after, token, onEvent, onEnd, onState})`,
+ * returning `{stop()}`); today it is `follow` (server-sent events); another (a WebSocket) can
+ * take its place with no change to the page. Views are fetched when events come: at most one
+ * request at a time and one every `gap` ms, however fast the bots play (the API is
+ * rate-limited per client and per token).
+ *
+ * Returns {offer(view) -> whether it was delivered, refresh(), view() (the newest view
+ * delivered), version() (the newest version heard of), stop()}.
+ */
+export function followGame(id, { view, token, onView, onEvent, onEnd, onState, transport = follow, gap = 200 }) {
+  let newest = view;
+  let heard = view.version;
+  let lastEvent = view.version;
+  let ended = view.status === "finished";
+  let endSaid = false;
+  let stopped = false;
+  let timer = null;
+  let inFlight = false;
+  let pending = false;
+  let lastFetch = 0;
+
+  function offer(next) {
+    if (stopped || !next || next.version <= newest.version) return false;
+    newest = next;
+    heard = Math.max(heard, next.version);
+    onView?.(next);
+    sayEnd();
+    return true;
+  }
+
+  function sayEnd() {
+    if (ended && !endSaid && newest.status === "finished" && newest.version >= heard) {
+      endSaid = true;
+      onEnd?.(newest);
+    }
+  }
+
+  function refresh() {
+    if (stopped) return;
+    if (timer || inFlight) {
+      pending = true;
+      return;
+    }
+    timer = setTimeout(fetchView, Math.max(0, lastFetch + gap - Date.now()));
+  }
+
+  async function fetchView() {
+    timer = null;
+    inFlight = true;
+    pending = false;
+    lastFetch = Date.now();
+    let retryIn = 0;
+    try {
+      const got = await getGame(id, { token });
+      heard = Math.max(heard, got.version);
+      if (!offer(got)) sayEnd();
+    } catch (error) {
+      retryIn = error.status === 429 ? (error.problem?.retry_after || 1) * 1000 : 2000;
+      onState?.("reconnecting");
+    } finally {
+      inFlight = false;
+      if (retryIn) setTimeout(refresh, retryIn);
+      else if (pending || newest.version < heard) refresh();
+    }
+  }
+
+  const stream = ended
+    ? null
+    : transport(id, {
+        after: view.version,
+        token,
+        onEvent(event) {
+          if (stopped || event.version <= lastEvent) return; // each event once, in order
+          lastEvent = event.version;
+          heard = Math.max(heard, event.version);
+          if (event.type === "ended") ended = true;
+          onEvent?.(event);
+          refresh();
+        },
+        onEnd() {
+          ended = true;
+          refresh();
+        },
+        onState: (state) => onState?.(state),
+      });
+
+  return {
+    offer,
+    refresh,
+    view: () => newest,
+    version: () => heard,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      stream?.stop();
+    },
+  };
+}
+
+/**
+ * Whether the game stopped at `version`, given the event after it (or undefined when there is
+ * none yet): the server writes a move's consequences (a reveal, a trick taken, a new deal) in
+ * the same batch as the move, and only the first event of a batch says what caused it. A
+ * version inside a batch is a moment nobody was asked to move at.
+ */
+export const stoppedAt = (next) => !next || "cause" in (next.data || {});
+
 // ---- seat tokens, kept in this browser only ----------------------------------------------
 
 const TOKENS = "batayo.tokens";

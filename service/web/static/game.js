@@ -15,7 +15,7 @@
 
 import * as API from "./api.js";
 import { cardEl, cardRow, cardText, el, fill, suitText } from "./cards.js";
-import { cardName, pick, t, translatePage } from "./i18n.js";
+import { cardName, known, optionName, optionValue, pick, t, translatePage } from "./i18n.js";
 import { tieSteps, tieTitle } from "./story.js";
 import { needsEvents, renderTable, seatName } from "./tables.js";
 
@@ -31,10 +31,11 @@ const page = {
   latest: 0,
   status: null,
   following: true,
-  stream: null,
-  request: 0, // increases with every view request: only the newest answer is shown
+  live: null, // api.js followGame: the views and events of the game as it goes on
+  request: 0, // increases with every replay request: only the newest answer is shown
   autoplay: null,
   eventCache: new Map(),
+  eventGeneration: 0, // bumped when the events held are cleared
   busy: false, // an action is being posted
   handKey: "", // what the hand and actions were drawn from: unchanged, they are not redrawn
   pressed: false, // a pointer is down on the seat panel: redraw it only once released
@@ -81,7 +82,7 @@ async function start() {
   loadTies();
   loadVerify();
   loadRules(view.game);
-  if (view.status !== "finished") startStream();
+  startFollowing(view);
   setInterval(tickClocks, 1000);
 }
 
@@ -105,25 +106,31 @@ async function loadRules(game) {
 
 // ---- live updates -------------------------------------------------------------------------
 
-/** Follow the stream from the latest version; each event moves `latest` on. */
-function startStream() {
-  page.stream?.stop();
-  page.stream = API.follow(gameId, {
-    after: page.latest,
+/** Follow the game from `view` (api.js `followGame`: views and events in version order, never
+ * backwards); each event moves `latest` on, each newer view is drawn while following live. */
+function startFollowing(view) {
+  page.live?.stop();
+  page.live = API.followGame(gameId, {
+    view,
     token: page.token,
     onEvent(event) {
       page.eventCache.set(event.version, event); // the event line and last round need no request
       page.latest = Math.max(page.latest, event.version);
       updateTimeline();
-      // Our own action's answer already showed its events; fetch only for newer ones.
-      if (page.following && event.version > (page.view?.version ?? 0)) refreshLive();
       if (/bataille|batayo|sudden|void|extra|deal_scored|round_ended|ended/.test(event.type)) scheduleTies();
       scheduleVerify();
     },
-    onEnd() {
+    onView(next) {
+      page.latest = Math.max(page.latest, next.version);
+      page.status = next.status;
+      if (page.following) show(next);
+      else updateTimeline();
+    },
+    onEnd(final) {
       page.status = "finished";
-      page.eventCache.clear(); // after the end everybody sees every event in full
-      refreshLive();
+      clearEvents(); // after the end everybody sees every event in full
+      if (page.following) show(final);
+      else updateTimeline();
       loadTies();
       loadVerify();
     },
@@ -134,44 +141,10 @@ function startStream() {
   });
 }
 
-// Fetch the current view when events come: at most one request at a time and one every
-// LIVE_GAP_MS, however fast the bots play (the API is rate-limited per client and per token).
-const LIVE_GAP_MS = 200;
-let liveTimer = null;
-let liveInFlight = false;
-let livePending = false;
-let lastLiveFetch = 0;
-
-function refreshLive() {
-  if (liveTimer || liveInFlight) {
-    livePending = true;
-    return;
-  }
-  liveTimer = setTimeout(fetchLive, Math.max(0, lastLiveFetch + LIVE_GAP_MS - Date.now()));
-}
-
-async function fetchLive() {
-  liveTimer = null;
-  liveInFlight = true;
-  livePending = false;
-  lastLiveFetch = Date.now();
-  let retryIn = 0;
-  try {
-    const view = await API.getGame(gameId, { token: page.token });
-    page.latest = Math.max(page.latest, view.version);
-    page.status = view.status;
-    // Never step back: an answer older than the view on screen (say, our own action's answer
-    // came first) would show legal actions that are already used.
-    if (page.following && view.version >= (page.view?.version ?? 0)) show(view);
-    else updateTimeline();
-  } catch (error) {
-    if (error.status === 429) retryIn = (error.problem?.retry_after || 1) * 1000;
-    else setMessage(t("Could not refresh: {why}", { why: error.message }));
-  } finally {
-    liveInFlight = false;
-    if (retryIn) setTimeout(refreshLive, retryIn);
-    else if (livePending) refreshLive();
-  }
+/** Forget the events held (they are fetched again as needed); a fetch under way is ignored. */
+function clearEvents() {
+  page.eventCache.clear();
+  page.eventGeneration += 1;
 }
 
 // ---- events around the version shown ------------------------------------------------------
@@ -186,17 +159,21 @@ function eventsUpTo(version) {
 }
 
 const fetching = new Set();
-/** Make sure the events before `version` are held; `then()` once they came (if they had to). */
+/** Make sure the events before `version` (and the one after it, when there is one: whether
+ * the game stopped there) are held; `then()` once they came (if they had to). */
 async function ensureEvents(version, then) {
   const from = Math.max(1, version - WINDOW + 1);
+  const to = version < page.latest ? version + 1 : version;
   let missing = false;
-  for (let v = from; v <= version; v++) if (!page.eventCache.has(v)) { missing = true; break; }
+  for (let v = from; v <= to; v++) if (!page.eventCache.has(v)) { missing = true; break; }
   if (!missing) return;
   const key = `${from}`;
   if (fetching.has(key)) return;
   fetching.add(key);
+  const generation = page.eventGeneration;
   try {
     const found = await API.events(gameId, { after: from - 1, limit: WINDOW + 20, token: page.token });
+    if (generation !== page.eventGeneration) return; // the events were cleared meanwhile
     for (const e of found.events) page.eventCache.set(e.version, e);
   } catch {
     return;
@@ -204,6 +181,14 @@ async function ensureEvents(version, then) {
     fetching.delete(key);
   }
   then?.();
+}
+
+/** Whether the game stopped at `version` (someone was asked to move), from the events held;
+ * unknown (true) while the next event is not held. */
+function stoppedAt(version) {
+  if (version >= page.latest) return true;
+  const next = page.eventCache.get(version + 1);
+  return next ? API.stoppedAt(next) : true;
 }
 
 // ---- the timeline -------------------------------------------------------------------------
@@ -215,11 +200,15 @@ async function goTo(version, { keepAutoplay = false } = {}) {
   page.following = target === page.latest;
   const ticket = ++page.request;
   $("slider").value = String(target);
+  if (page.following && page.live) {
+    // Back to live: the newest view the follower holds (it draws the newer ones as they come).
+    show(page.live.view());
+    page.live.refresh();
+    return;
+  }
   try {
-    const view = page.following
-      ? await API.getGame(gameId, { token: page.token })
-      : await API.getGame(gameId, { at: target, token: page.token });
-    if (ticket !== page.request) return; // a newer request was made meanwhile
+    const view = await API.getGame(gameId, { at: target, token: page.token });
+    if (ticket !== page.request || page.following) return; // a newer request was made meanwhile
     page.latest = Math.max(page.latest, view.version);
     show(view);
   } catch (error) {
@@ -286,6 +275,7 @@ function wireControls() {
     if (e.key === "ArrowRight") goTo(page.view.version + 1);
   });
   $("verify-again").addEventListener("click", loadVerify);
+  $("debug").addEventListener("toggle", () => $("debug").open && renderDebug());
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     useToken($("token-input").value.trim());
@@ -314,7 +304,7 @@ async function useToken(token) {
   API.saveToken(gameId, token);
   page.token = token;
   $("token-input").value = "";
-  page.eventCache.clear();
+  clearEvents();
   page.handKey = "";
   try {
     const view = await API.getGame(gameId, { token });
@@ -323,7 +313,7 @@ async function useToken(token) {
     show(view);
     setMessage(token ? "" : t("Watching as a spectator."));
     loadTies();
-    if (view.status !== "finished") startStream();
+    startFollowing(view);
   } catch (error) {
     API.saveToken(gameId, "");
     page.token = "";
@@ -356,44 +346,69 @@ function show(view) {
   page.view = view;
   if (view.version >= page.latest) page.status = view.status;
   const title = page.rules?.title || view.game;
-  $("game-title").textContent = `${title} · ${view.id}`;
-  document.title = `batayo · ${title} ${view.id}`;
+  $("game-title").textContent = title; // the id is in the address and in the debug panel
+  document.title = `batayo · ${title}`;
   renderSummary(view);
+  renderEnd(view);
   renderTableArea(view);
   renderYou(view);
   updateTimeline();
   renderEventLine(view.version);
   markActiveStep();
   renderShare(view);
+  if ($("debug").open) renderDebug();
   const canJoin = view.status === "open" && !page.token && view.seats.some((s) => s.open);
   $("join-banner").hidden = !canJoin;
   if (canJoin && location.hash === "#join") $("join-name").focus();
   // The last round and the event line come from the events: fetch them, then draw again.
   ensureEvents(view.version, () => {
-    if (page.view === view) {
-      if (needsEvents(view.game)) renderTableArea(view);
-      renderEventLine(view.version);
+    // Whichever view of that version is on screen now (a redraw may have replaced this one).
+    const now = page.view;
+    if (now?.version === view.version && !page.pressed) {
+      if (needsEvents(now.game)) renderTableArea(now);
+      renderSummary(now);
+      renderEventLine(now.version);
     }
   });
 }
 
+/** The seats asked to move at the version shown: none inside a batch (the server was still
+ * writing the move's consequences: a reveal, a trick taken). */
+const movers = (view) => (stoppedAt(view.version) ? view.to_move : []);
+
 function renderSummary(view) {
-  const toMove = view.to_move.map((s) => seatName(view, s)).join(", ");
+  const toMove = movers(view).map((s) => seatName(view, s)).join(", ");
   const docs = new Map((page.rules?.options || []).map((o) => [o.name, o]));
-  const opts = Object.entries(view.options).filter(([, v]) => v !== null);
+  const opts = Object.entries(view.options).filter(([, v]) => v !== null)
+    .map(([k, v]) => [k, `${optionName(k)}: ${optionValue(k, v, (s) => seatName(view, s))}`]);
   const parts = [
     el("span", { class: `badge status-${view.status}`, text: t(`status:${view.status}`) }),
     view.test ? el("span", { class: "badge test", text: t("test game: fixed seed or deal, not a fair game") }) : null,
-    el("details", { class: "opts" }, el("summary", { class: "muted" }, opts.map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · ")),
-      el("dl", {}, opts.map(([k, v]) => [el("dt", {}, `${k.replaceAll("_", " ")}: ${v}`), el("dd", { class: "muted small", text: pick(docs.get(k)?.docs) || docs.get(k)?.doc || "" })]))),
+    el("details", { class: "opts" }, el("summary", { class: "muted" }, opts.map(([, words]) => words).join(" · ")),
+      el("dl", {}, opts.map(([k, words]) => [el("dt", {}, words), el("dd", { class: "muted small", text: pick(docs.get(k)?.docs) || docs.get(k)?.doc || "" })]))),
   ];
   const lines = [el("div", { class: "summary-line" }, parts)];
   if (view.status === "playing" && toMove) lines.push(el("div", { class: "summary-line" }, `${t("To move")}: `, el("strong", { text: toMove })));
   if (view.status === "open") lines.push(el("div", { class: "summary-line" }, t("Waiting for players to join.")));
   const clocks = Object.entries(view.clocks || {}).filter(([key]) => !key.startsWith("move:"));
-  for (const [key, due] of clocks) lines.push(el("div", { class: "summary-line" }, `${key.replace("_", " ")}: `, clockEl(due)));
-  if (view.result) lines.push(resultEl(view));
+  for (const [key, due] of clocks) lines.push(el("div", { class: "summary-line" }, `${clockName(key)}: `, clockEl(due)));
   fill($("summary"), ...lines);
+}
+
+/** The end of the game: who won and why, the scores, and what next (a rematch, a new game).
+ * The table stays drawn under it with the last round, trick or battle. */
+function renderEnd(view) {
+  const banner = $("end-banner");
+  banner.hidden = !(view.status === "finished" && view.result);
+  if (banner.hidden) return;
+  const isSeat = page.token && view.you !== null && view.you !== undefined;
+  fill(banner,
+    el("h2", { id: "end-title", text: t("Game over") }),
+    resultEl(view),
+    el("div", { class: "end-actions" },
+      isSeat ? el("button", { type: "button", id: "rematch", class: "primary", onclick: rematch }, t("Rematch with the same settings")) : null,
+      el("a", { id: "new-game", class: "button", href: "/#new-game" }, t("New game"))),
+  );
 }
 
 function resultEl(view, id = "result") {
@@ -439,7 +454,7 @@ function flipKey(card) {
 }
 
 function seatPanel(view, seat, part = { stats: [], cards: [], tags: [] }) {
-  const moving = view.to_move.includes(seat);
+  const moving = movers(view).includes(seat);
   const won = view.result?.winners?.includes(seat);
   const clock = view.clocks?.[`move:${seat}`];
   return el(
@@ -466,6 +481,11 @@ function seatPanel(view, seat, part = { stats: [], cards: [], tags: [] }) {
 }
 
 // ---- clocks: the view's `clocks` map of ISO deadlines -------------------------------------
+
+/** A clock's name in words ("game" -> "game clock"); an unknown one as written. */
+function clockName(key) {
+  return known(`clock:${key}`) ?? key.replaceAll("_", " ");
+}
 
 function clockEl(due) {
   return el("span", { class: "clock", dataset: { deadline: due }, title: t("runs out at {time}", { time: new Date(due).toLocaleTimeString() }) }, clockText(due));
@@ -518,11 +538,18 @@ function renderYou(view) {
   const isSeat = view.you !== null && view.you !== undefined;
   section.hidden = !isSeat;
   if (!isSeat) return;
-  const atLatest = view.version === page.latest && page.following;
+  // Following live, the view drawn is the newest the follower delivered: its actions are the
+  // ones to offer (the server checks them anyway).
+  const atLatest = page.following;
   const actions = atLatest ? view.legal_actions : [];
   const hand = page.drawn.hand || [];
+  // The controls come from `legal_actions`, not from the table: a card an action names that
+  // the hand drawn does not hold (Bataille ouverte's won pile once the pack is empty) gets a
+  // row of its own, so every legal body has something to click.
+  const inHand = new Set(hand);
+  const extra = [...new Set(actions.flatMap((a) => [a.card, a.down]).filter((c) => typeof c === "string" && !inHand.has(c)))];
   // Unchanged hand and actions: nothing to redraw (a click under way is never lost).
-  const key = JSON.stringify([hand, actions, atLatest, view.status, page.selected]);
+  const key = JSON.stringify([hand, extra, actions, atLatest, view.status, page.selected]);
   if (key === page.handKey) return;
   page.handKey = key;
   // Actions by card: a card with one action is itself the button; with several (a face to
@@ -557,12 +584,14 @@ function renderYou(view) {
     return el("button", {
       type: "button", class: `card-btn pick${isSel ? " selected" : ""}`, dataset: { card: code }, "aria-pressed": isSel ? "true" : "false",
       "aria-label": t("Choose {card}", { card: cardName(code) }),
-      onclick: () => { page.selected = isSel ? null : code; renderYou(page.view); document.querySelector(`#hand .card-btn[data-card="${code}"]`)?.focus(); },
+      onclick: () => { page.selected = isSel ? null : code; renderYou(page.view); document.querySelector(`#you .card-btn[data-card="${code}"]`)?.focus(); },
     }, cardEl(code));
   };
   fill($("hand"),
     hand.length ? el("div", { class: "label", id: "hand-label", text: page.drawn.handLabel }) : null,
     cardRow(hand.map(cardButton), "hand-cards"),
+    extra.length ? el("div", { class: "label", id: "extra-label", text: page.drawn.extraLabel || t("Other cards you can play") }) : null,
+    extra.length ? cardRow(extra.map(cardButton), "extra-cards") : null,
   );
   const others = actions.filter((a) => !a.card);
   const prompt = [];
@@ -598,11 +627,12 @@ async function post(action) {
     page.latest = Math.max(page.latest, answer.game.version);
     page.following = true;
     page.handKey = "";
-    show(answer.game);
+    // Through the follower: drawn unless a newer view was drawn meanwhile (never step back).
+    if (!page.live.offer(answer.game)) show(page.live.view());
   } catch (error) {
     setMessage(`${error.message} (${error.code})`);
     page.handKey = "";
-    refreshLive();
+    page.live.refresh();
   } finally {
     page.busy = false;
     for (const b of document.querySelectorAll("#you button")) b.disabled = false;
@@ -647,9 +677,6 @@ function renderShare(view) {
   if (page.token) {
     parts.push(copyBox("seat-link", t("Your seat link: open it on another device to play there (keep it private)"), `${base}?token=${page.token}`));
   }
-  if (view.status === "finished" && page.token && view.you !== null && view.you !== undefined) {
-    parts.push(el("button", { type: "button", id: "rematch", class: "primary", onclick: rematch }, t("Rematch with the same settings")));
-  }
   if (!parts.length) parts.push(el("p", { class: "muted", text: t("Watching. With a seat link or token you can play here.") }));
   fill($("share"), ...parts);
 }
@@ -660,7 +687,7 @@ async function rematch() {
   const view = page.view;
   const options = Object.fromEntries(Object.entries(view.options).filter(([, v]) => v !== null));
   const seats = view.seats.map((s) => {
-    if (s.seat === view.you) return { name: s.name || "you" };
+    if (s.seat === view.you) return { name: s.name || t("Player 1") };
     if (s.bot) return { bot: s.bot };
     return { open: true };
   });
@@ -686,44 +713,51 @@ function updateTimeline() {
   $("next").disabled = $("last").disabled = shown >= page.latest;
 }
 
-const SKIP = new Set(["rng", "salt", "client_seeds", "seed_commitment", "options", "seats", "id", "server_seed", "cause", "fairness", "test"]);
 
-/** An event in words: who did what, with cards drawn as cards ("Ana flipped Q♠"). */
+/** An event in words: who did what, with cards drawn as cards ("Ana flipped Q♠"). The raw
+ * event is in the debug panel, not on the table. */
 function describeEvent(view, event) {
   const d = event.data || {};
   const who = (s) => (typeof s === "number" ? seatName(view, s) : "");
   const downs = (list) => (list?.length ? [" (", t("face down"), ": ", list.map((c) => [cardText(c, { down: true }), " "]), ")"] : "");
+  const cards = (list) => (Array.isArray(list) ? list.filter((c) => typeof c === "string" || c === null).map((c) => [" ", cardText(c)]) : "");
   switch (event.type) {
+    case "created": return t("The game is set up.");
+    case "seat_taken": return t("{name} takes a seat", { name: who(d.seat) });
+    case "dealt": return typeof d.deal === "number" ? t("Deal {n}: {name} deals", { n: d.deal, name: who(d.dealer) }) : t("The cards are dealt.");
+    case "drew": return t("The hands are filled up.");
     case "flipped": return [t("{name} turns", { name: who(d.seat) }), " ", cardText(d.up), downs(d.down)];
+    case "short": return [t("{name} is short of cards", { name: who(d.seat) }), d.out ? ` · ${t("out")}` : ""];
     case "committed": return [t("{name} commits a card", { name: who(d.seat) }), d.card ? [" ", cardText(d.card, { down: true })] : ""];
+    case "revealed":
+      if (typeof d.seat === "number") return [t("{name}'s face-down card is turned:", { name: who(d.seat) }), " ", cardText(d.card)];
+      return [t("The cards are turned:"), d.up && typeof d.up === "object" ? Object.entries(d.up).map(([s, c]) => [" ", who(Number(s)), " ", cardText(c)]) : ""];
     case "took": return t("{name} takes {count} cards (round {n})", { name: who(d.seat), count: d.count, n: d.round });
+    case "left_play": return t("Everyone in the bataille is out: {count} cards leave play.", { count: d.count });
+    case "pack_turned": return t("{name} turns the won pile over as a new pack ({count} cards)", { name: who(d.seat), count: d.count });
+    case "out": return t("{name} is out", { name: who(d.seat) });
     case "bataille": return el("strong", { text: t("{names} tie on the highest card: bataille!", { names: (d.seats || []).map(who).join(t(" and ")) }) });
+    case "batayo": return el("strong", { text: t("A tie on {rank}: BATAYO!", { rank: d.rank }) });
+    case "taken": return [t("{name} takes a card from {from}", { name: who(d.seat), from: who(d.from) }), d.card ? [" ", cardText(d.card, { down: true })] : ""];
+    case "trick_won": return [t("{name} wins trick {n}", { name: who(d.seat), n: d.trick }), cards(d.cards)];
     case "played": return [t("{name} plays", { name: who(d.seat) }), " ", d.card ? cardText(d.card, { down: d.face === "down" }) : cardText(null), " ", d.face ? (d.face === "down" ? t("face down") : t("face up")) : ""];
     case "trick": return d.taker ? (d.taker === "allies" ? t("the Allies take it") : t("the King takes it")) : [t("{name} takes it", { name: who(d.winner) })];
+    case "round_ended": return t("Round {n} is over", { n: d.round });
+    case "king_penalty": return t("The King could not play all his royals (round {n})", { n: d.round });
     case "bid": return t("{name} bids {n}", { name: who(d.seat), n: d.tricks });
     case "pass": return t("{name} passes", { name: who(d.seat) });
+    case "declarer": return t("{name} declares, bid {n}", { name: who(d.seat), n: d.bid });
+    case "trump": return [t("{name} names trump", { name: who(d.seat) }), " ", d.suit ? suitText(d.suit) : ""];
+    case "deal_scored": return d.made ? t("Deal {n}: {name} makes the bid of {bid}", { n: d.deal, name: who(d.declarer), bid: d.bid }) : t("Deal {n}: {name} fails the bid of {bid}", { n: d.deal, name: who(d.declarer), bid: d.bid });
+    case "time_up": return t("Time is up.");
     case "ended": return view.result ? resultEl(view, null) : t("Game over");
-    default: {
-      const out = [];
-      for (const [key, value] of Object.entries(d)) {
-        if (SKIP.has(key) || value === null || (Array.isArray(value) && !value.length)) continue;
-        if (out.length) out.push(" · ");
-        out.push(`${key.replaceAll("_", " ")}: `, describeValue(view, key, value));
-      }
-      return out;
-    }
+    default: return "";
   }
 }
 
-function describeValue(view, key, value, depth = 0) {
-  if (typeof value === "string" && /^(10|[2-9JQKA])[SHDC]$/.test(value)) return cardText(value);
-  if (["seat", "from", "taker", "winner", "declarer"].includes(key) && typeof value === "number") return seatName(view, value);
-  if (Array.isArray(value)) {
-    if (depth > 0 || value.length > 14) return t("{n} items", { n: value.length });
-    return el("span", {}, value.flatMap((v, i) => [i ? " " : "", v === null ? cardText(null) : describeValue(view, "", v, depth + 1)]));
-  }
-  if (value && typeof value === "object") return t("{n} fields", { n: Object.keys(value).length });
-  return String(value);
+/** An event type in words ("trick_won" -> "trick won"). */
+function eventName(type) {
+  return known(`event:${type}`) ?? type.replaceAll("_", " ");
 }
 
 async function renderEventLine(version) {
@@ -737,10 +771,21 @@ async function renderEventLine(version) {
   if (page.view?.version !== version) return;
   const actor = typeof event.actor === "number" ? seatName(page.view, event.actor) : t(`actor:${event.actor}`);
   fill(line,
-    el("span", { class: "event-type", text: `v${event.version} · ${event.type.replaceAll("_", " ")}` }),
+    el("span", { class: "event-type", text: `v${event.version} · ${eventName(event.type)}` }),
     el("span", { class: "muted", text: ` · ${actor} · ${new Date(event.at).toLocaleTimeString()}` }),
     el("div", { class: "event-data" }, describeEvent(page.view, event)),
   );
+}
+
+// ---- the debug panel: the raw view and event, for developers, folded away ---------------
+
+function renderDebug() {
+  const view = page.view;
+  if (!view) return;
+  $("debug-id").textContent = `${t("game")} ${view.id} · v${view.version}`;
+  $("debug-view").textContent = JSON.stringify(view, null, 1);
+  const event = page.eventCache.get(view.version);
+  $("debug-event").textContent = event ? JSON.stringify(event, null, 1) : "…";
 }
 
 // ---- ties: GET /ties, each tie a story with a replay ---------------------------------------
@@ -765,7 +810,7 @@ function renderTies(pageOfTies) {
   const view = page.view;
   if (!view) return;
   if (!tiesShown.length) {
-    fill($("ties-body"), el("p", { class: "muted", text: t("No tie so far.") }));
+    fill($("ties-body"), el("p", { class: "muted", text: page.status === "finished" ? t("No tie in this game.") : t("No tie so far.") }));
     return;
   }
   const list = el("ol", { class: "ties-list" },

@@ -53,6 +53,37 @@ export function cardName(code) {
   return t("{rank} of {suit}", { rank, suit: t(`suit:${match[2]}`) });
 }
 
+/** The text for `key` when the page's language has one, else null (not recorded as missing:
+ * for keys made from data, a bot, an option or an event type, with a fallback of their own). */
+export function known(key, vars) {
+  const table = lang === "en" ? { ...SPECIAL_EN, ...STRINGS.en } : STRINGS[lang] || {};
+  return table[key] === undefined ? null : t(key, vars);
+}
+
+/** A bot's name in words: "greedy" -> "greedy" (glouton, açgözlü). */
+export function botName(bot) {
+  return known(`bot:${bot}`) ?? bot;
+}
+
+/** An option's name in words: "first_dealer" -> "first dealer" (premier donneur, ilk dağıtan). */
+export function optionName(name) {
+  return known(`option:${name}`) ?? name.replaceAll("_", " ");
+}
+
+/** An option's value in words: true -> "yes", "sans_inconnue" -> "sans inconnue"; `seat`
+ * names a seat (the options that are seat numbers). */
+export function optionValue(name, value, seat = (s) => String(s)) {
+  if (value === true) return t("yes");
+  if (value === false) return t("no");
+  if (name === "first_dealer") return seat(value);
+  if (name === "timeout_bot") return botName(value);
+  if (name.endsWith("_s") && typeof value === "number") return t("{n} s", { n: value });
+  if (typeof value === "string") {
+    return known(`value:${value}`) ?? value.replaceAll("_", " ");
+  }
+  return String(value);
+}
+
 /** A text in the page's language from an API `{en, fr, tr}` object (English if missing). */
 export function pick(words) {
   if (!words) return "";

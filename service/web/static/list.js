@@ -4,7 +4,7 @@
 
 import * as API from "./api.js";
 import { el, fill } from "./cards.js";
-import { pick, t, translatePage } from "./i18n.js";
+import { botName, optionName, optionValue, pick, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -88,7 +88,7 @@ function optionInput(option) {
       "select",
       { id: name, name: option.name },
       option.nullable ? el("option", { value: "", text: t("none") }) : null,
-      option.choices.map((c) => el("option", { value: String(c), text: String(c), selected: c === option.default })),
+      option.choices.map((c) => el("option", { value: String(c), text: optionValue(option.name, c), selected: c === option.default })),
     );
   } else if (option.type === "boolean") {
     input = el("input", { id: name, name: option.name, type: "checkbox", checked: option.default === true });
@@ -111,7 +111,7 @@ function optionInput(option) {
   const helpId = `${name}-help`;
   if (help) input.setAttribute("aria-describedby", helpId);
   return el("div", { class: "option-block" },
-    el("label", { class: "option", for: name }, el("span", { text: option.name.replaceAll("_", " ") }), input),
+    el("label", { class: "option", for: name }, el("span", { text: optionName(option.name) }), input),
     help ? el("p", { class: "option-help", id: helpId, text: help }) : null);
 }
 
@@ -139,11 +139,11 @@ function renderSeats(game) {
   for (let seat = 0; seat < seatCount(game); seat++) {
     if (seat === 0) {
       rows.push(el("label", { class: "option" }, el("span", { text: t("seat 0 (you)") }),
-        el("input", { id: "seat-0", name: "you", value: "you", maxlength: 40, required: true })));
+        el("input", { id: "seat-0", name: "you", value: "", placeholder: t("your name"), maxlength: 40 })));
     } else {
       rows.push(el("label", { class: "option" }, el("span", { text: t("seat {seat}", { seat }) }),
         el("select", { id: `seat-${seat}`, class: "seat-choice" },
-          game.bots.map((b) => el("option", { value: `bot:${b}`, text: t("{bot} bot", { bot: b }), selected: b === "greedy" })),
+          game.bots.map((b) => el("option", { value: `bot:${b}`, text: t("{bot} bot", { bot: botName(b) }), selected: b === "greedy" })),
           el("option", { value: "open", text: t("open (a friend joins with the invite link)") }))));
     }
   }
@@ -163,7 +163,7 @@ function renderForm() {
 async function create(e) {
   e.preventDefault();
   const game = rules.find((g) => g.id === $("new-game-game").value);
-  const seats = [{ name: $("seat-0").value.trim() || "you" }];
+  const seats = [{ name: $("seat-0").value.trim() || t("Player 1") }];
   for (let seat = 1; seat < seatCount(game); seat++) {
     const choice = $(`seat-${seat}`).value;
     seats.push(choice === "open" ? { open: true } : { bot: choice.slice(4) });

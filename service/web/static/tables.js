@@ -11,13 +11,13 @@
 // A game with no renderer here still shows, through `generic`.
 
 import { cardEl, cardRow, cardText, el, parseCard, suitText } from "./cards.js";
-import { t } from "./i18n.js";
+import { botName, t } from "./i18n.js";
 
 /** A seat's display name: the player's name, "greedy bot 2", or "open seat". */
 export function seatName(view, seat) {
   const entry = view.seats.find((s) => s.seat === seat) || {};
   if (entry.name) return entry.name;
-  if (entry.bot) return t("{bot} bot {seat}", { bot: entry.bot, seat }); // bots often share a name
+  if (entry.bot) return t("{bot} bot {seat}", { bot: botName(entry.bot), seat }); // bots often share a name
   return entry.open ? t("open seat") : t("seat {seat}", { seat });
 }
 
@@ -133,7 +133,7 @@ function bataille(view, events) {
   );
   // Variant "ouverte": a seat sees its own pack and picks from it.
   const hand = Array.isArray(tb.pack) ? tb.pack : null;
-  return { seats, center, last: batailleLast(view, bataillePast(events)), hand, handLabel: t("Your pack") };
+  return { seats, center, last: batailleLast(view, bataillePast(events)), hand, handLabel: t("Your pack"), extraLabel: t("From your won pile") };
 }
 
 // ---- BATAYO -------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ function batayo(view) {
     line(el("strong", { text: phase }), ` · ${t("{n} tricks played", { n: tb.tricks })}`),
     tb.batayo > 0 ? line(el("span", { class: "alert", text: t("BATAYO! (step {n})", { n: tb.batayo }) })) : null,
     tb.sudden_death > 0 ? line(el("span", { class: "alert", text: t("Sudden death (step {n})", { n: tb.sudden_death }) })) : null,
-    tb.batayos ? line(t("{n} BATAYO so far", { n: tb.batayos })) : null,
+    tb.batayos ? line(view.status === "finished" ? t("{n} BATAYO in this game", { n: tb.batayos }) : t("{n} BATAYO so far", { n: tb.batayos })) : null,
     tb.aside?.length ? line(`${t("aside")}: `, cardsInline(tb.aside)) : null,
     tb.gone ? line(t("{n} cards left the game", { n: tb.gone })) : null,
     tb.time_up ? line(el("span", { class: "alert", text: t("time is up") })) : null,
