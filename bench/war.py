@@ -1,8 +1,8 @@
 """The reference for `simulate`: a bare, minimal War loop in plain Python, written for the bench.
 
-The same rules as two-player, 52-card Bataille classique with its defaults (RULES.md): the deck
-shuffled and dealt one card at a time; each round both flip their top card and the higher takes
-every card on the table; a tie is a bataille (one card face down, one face up, again until
+The same rules as two-player, 52-card Bataille classique with its defaults (docs/rules/bataille.md):
+the deck shuffled and dealt one card at a time; each round both flip their top card and the higher
+takes every card on the table; a tie is a bataille (one card face down, one face up, again until
 someone wins); a pack that runs out is replaced by the won pile, shuffled (random gathering); a
 player short of cards for a bataille is out; no cards left is out; a leader wins at the round
 limit. No events, no hashing, no views: plain lists and `random.Random`.

@@ -1,4 +1,4 @@
-"""Abandoned games (the rules' common ground): a game in play with no new event for
+"""Abandoned games (docs/rules/common.md#abandoned-games): a game in play with no new event for
 `abandon_after_s` (default a week) ends with no winner, reason `abandoned`, and reveals its seed,
 so a stranger who joins and never moves cannot freeze a game, nor keep its log unverifiable.
 The sweep finds such games in the idle index and ends them through the engine's append."""

@@ -1,4 +1,4 @@
-"""The REST contract of API.md, in-process on fakeredis; every response is checked against
+"""The REST contract of docs/api.md, in-process on fakeredis; every response is checked against
 openapi.yaml by the client."""
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def test_test_seeds_and_deals_need_the_server_setting():
 
 
 def test_a_fixed_seed_makes_the_deal_computable_in_advance(svc):
-    """FAIRNESS.md: the stream of event v is HMAC(server_seed, f"{game_id}|{salt}|{v}|{k}"), so
+    """docs/fairness.md: the stream of event v is HMAC(server_seed, f"{game_id}|{salt}|{v}|{k}"), so
     with a fixed seed the deal is known from the game id alone."""
     from service.core import fairness
     from service.core.cards import deck

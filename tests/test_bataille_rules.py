@@ -1,4 +1,4 @@
-"""La Bataille, rule by rule (RULES.md, "Bataille (`bataille`) — seed 004"), on fixed deals."""
+"""La Bataille, rule by rule (docs/rules/bataille.md), on fixed deals."""
 
 from __future__ import annotations
 
@@ -221,8 +221,8 @@ def test_rule_7_the_game_ends_when_one_player_holds_every_card():
 
 
 def test_rule_7_max_rounds_the_leader_wins_and_equal_leaders_draw():
-    """Common ground: "at `max_rounds` ... it ends with reason `round_limit`: the leader wins (most
-    cards ...), equal leaders draw"."""
+    """docs/rules/common.md#round-limit: "at `max_rounds` ... it ends with reason `round_limit`: the
+    leader wins (most cards ...), equal leaders draw"."""
     t = table("bataille", {"max_rounds": 1}, packs=[["AS", "2S"], ["KH", "3H"]])
     flip_all(t)
     assert t.state["result"] == {

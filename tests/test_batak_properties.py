@@ -97,7 +97,7 @@ def test_every_deal_has_13_tricks_of_4_cards_each_card_once(spec):
 
 @given(games)
 def test_scores_add_up_from_the_tricks(spec):
-    """RULES.md Batak rule 5, recomputed from the trick events."""
+    """docs/rules/batak.md#rule-5, recomputed from the trick events."""
     t, _ = run(spec, max_rounds=2)
     esli = spec["mode"] == "esli"
     records = t.state["table"]["scores"]

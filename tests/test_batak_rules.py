@@ -1,4 +1,4 @@
-"""Batak scenarios on fixed hands, each quoting the rule it checks (RULES.md, Batak)."""
+"""Batak scenarios on fixed hands, each quoting the rule it checks (docs/rules/batak.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CLUBS = [c[:-1] + "C" for c in SPADES]
 
 
 def test_options_follow_rules_md():
-    """RULES.md Batak: `mode` ihaleli | esli (default ihaleli), `deals` 3|5|10 (default 5),
+    """docs/rules/batak.md: `mode` ihaleli | esli (default ihaleli), `deals` 3|5|10 (default 5),
     `first_dealer` (default 0), `must_overtake_when_trumped` (default true), `max_rounds`
     (deals, default 40)."""
     game = GAMES["batak"]
@@ -62,7 +62,7 @@ def test_options_follow_rules_md():
 
 
 def test_deal_is_dealt_one_at_a_time_from_the_dealers_right():
-    """RULES.md Batak: "52 cards, 13 each"; the shuffle is recorded in the deal's ledger and
+    """docs/rules/batak.md: "52 cards, 13 each"; the shuffle is recorded in the deal's ledger and
     dealt one card at a time starting at the dealer's right (seat + 1)."""
     t = table(first_dealer=2)
     dealt = t.events[-1]
@@ -79,7 +79,8 @@ def test_deal_is_dealt_one_at_a_time_from_the_dealers_right():
 
 
 def test_bad_test_deals_are_refused():
-    """A test deal is `{"hands": [...]}` for the first deal (API.md): 4 hands of 13, 52 cards."""
+    """A test deal is `{"hands": [...]}` for the first deal (docs/api.md): 4 hands of 13, 52
+    cards."""
     options = resolve_options(GAMES["batak"], {})
     for deal in (
         {"hands": [SPADES, HEARTS, DIAMONDS]},
@@ -102,8 +103,8 @@ def test_bad_test_deals_are_refused():
 
 
 def test_forced_dealer_bid():
-    """RULES.md Batak rule 1: "If the first three players pass, the dealer must bid, the minimum
-    or more." """
+    """docs/rules/batak.md#rule-1: "If the first three players pass, the dealer must bid, the
+    minimum or more." """
     t = table()
     for seat in (1, 2, 3):
         t.act(seat, {"type": "pass"})
@@ -118,7 +119,7 @@ def test_forced_dealer_bid():
 
 
 def test_forced_dealer_bid_esli_minimum_is_seven():
-    """RULES.md Batak rule 1: "Minimum 4 (`esli`: 7)"; the forced dealer bids the minimum or
+    """docs/rules/batak.md#rule-1: "Minimum 4 (`esli`: 7)"; the forced dealer bids the minimum or
     more."""
     t = table(mode="esli")
     for seat in (1, 2, 3):
@@ -129,8 +130,8 @@ def test_forced_dealer_bid_esli_minimum_is_seven():
 
 
 def test_dealer_may_pass_when_someone_bid():
-    """RULES.md Batak rule 1: the dealer is forced only when the first three pass; "Bidding ends
-    when all others have passed"."""
+    """docs/rules/batak.md#rule-1: the dealer is forced only when the first three pass; "Bidding
+    ends when all others have passed"."""
     t = table()
     t.act(1, {"type": "bid", "tricks": 5})
     t.act(2, {"type": "pass"})
@@ -141,7 +142,8 @@ def test_dealer_may_pass_when_someone_bid():
 
 
 def test_bid_of_13_ends_the_auction():
-    """RULES.md Batak rule 1: "Bidding ends when all others have passed or someone bids 13." """
+    """docs/rules/batak.md#rule-1: "Bidding ends when all others have passed or someone bids
+    13." """
     t = table()
     events = t.act(1, {"type": "bid", "tricks": 13})
     assert [e["type"] for e in events] == ["bid", "declarer"]
@@ -155,7 +157,7 @@ def test_bid_of_13_ends_the_auction():
 
 
 def test_bids_must_rise_and_stay_within_4_to_13_and_a_pass_is_final():
-    """RULES.md Batak rule 1: "each bids a number of tricks higher than the highest bid so far,
+    """docs/rules/batak.md#rule-1: "each bids a number of tricks higher than the highest bid so far,
     or passes; a pass is final for this deal. Minimum 4 (`esli`: 7), maximum 13." """
     t = table()
     assert refused(t, 1, {"type": "bid", "tricks": 3}).code == "bid_too_low"
@@ -203,7 +205,7 @@ def test_action_shapes_and_phases():
 
 @pytest.mark.parametrize("overtake", [True, False])
 def test_overtaking_in_suit_when_the_trick_is_trumped(overtake):
-    """RULES.md Batak rule 3: "Follow suit if you can; and if you can beat the highest card of
+    """docs/rules/batak.md#rule-3: "Follow suit if you can; and if you can beat the highest card of
     the led suit already in the trick, you must (this holds even when the trick has been
     trumped: the seed's words; option `must_overtake_when_trumped`, default true)." """
     hands = hands_with({1: ["5H"], 2: ["2S"], 3: ["9H", "3H"]}, avoid={2: "H", 3: "H"})
@@ -226,7 +228,7 @@ def test_overtaking_in_suit_when_the_trick_is_trumped(overtake):
 
 
 def test_overtake_in_an_untrumped_trick_and_follow_suit():
-    """RULES.md Batak rule 3: "Follow suit if you can; and if you can beat the highest card of
+    """docs/rules/batak.md#rule-3: "Follow suit if you can; and if you can beat the highest card of
     the led suit already in the trick, you must"."""
     hands = hands_with({1: ["5H"], 2: ["3H", "KH", "AS"]}, avoid={2: "H"})
     t = table(hands)
@@ -242,8 +244,8 @@ def test_overtake_in_an_untrumped_trick_and_follow_suit():
 
 
 def test_void_player_must_trump_but_cannot_overtrump():
-    """RULES.md Batak rule 3: "Void in the led suit: play a trump if you have one, and one higher
-    than every trump already in the trick if you can." """
+    """docs/rules/batak.md#rule-3: "Void in the led suit: play a trump if you have one, and one
+    higher than every trump already in the trick if you can." """
     hands = hands_with({1: ["5H"], 2: ["AS"], 3: ["2S", "3S"]}, avoid={2: "H", 3: "HS"})
     t = table(hands)
     auction(t, declarer=1, bid=4, trump="S")
@@ -257,7 +259,7 @@ def test_void_player_must_trump_but_cannot_overtrump():
 
 
 def test_void_player_must_overtrump_when_able():
-    """RULES.md Batak rule 3: "... and one higher than every trump already in the trick if you
+    """docs/rules/batak.md#rule-3: "... and one higher than every trump already in the trick if you
     can." """
     hands = hands_with({1: ["5H"], 2: ["10S"], 3: ["3S", "QS"]}, avoid={2: "H", 3: "HS"})
     t = table(hands)
@@ -271,7 +273,7 @@ def test_void_player_must_overtrump_when_able():
 
 
 def test_neither_suit_nor_trump_any_card():
-    """RULES.md Batak rule 3: "Neither: any card." """
+    """docs/rules/batak.md#rule-3: "Neither: any card." """
     hands = hands_with({1: ["5H"]}, avoid={2: "HS"})
     t = table(hands)
     auction(t, declarer=1, bid=4, trump="S")
@@ -280,7 +282,7 @@ def test_neither_suit_nor_trump_any_card():
 
 
 def test_leading_trump_with_only_trumps():
-    """RULES.md Batak rule 3: "Leading: no trump lead until trump is broken (a trump played on
+    """docs/rules/batak.md#rule-3: "Leading: no trump lead until trump is broken (a trump played on
     another suit's lead), unless the hand holds only trumps." """
     hands = hands_with({1: SPADES})
     t = table(hands)
@@ -292,7 +294,7 @@ def test_leading_trump_with_only_trumps():
 
 
 def test_no_trump_lead_before_trump_is_broken():
-    """RULES.md Batak rule 3: "Leading: no trump lead until trump is broken ..." """
+    """docs/rules/batak.md#rule-3: "Leading: no trump lead until trump is broken ..." """
     hands = hands_with({1: [*SPADES[:12], "2H"]})
     t = table(hands)
     auction(t, declarer=1, bid=4, trump="S")
@@ -302,7 +304,7 @@ def test_no_trump_lead_before_trump_is_broken():
 
 
 def test_trump_broken_by_the_declarers_own_ruff():
-    """RULES.md Batak rule 3: trump is broken by "a trump played on another suit's lead" — here
+    """docs/rules/batak.md#rule-3: trump is broken by "a trump played on another suit's lead" — here
     the declarer's own ruff, after which the declarer may lead trump while holding other suits.
     Rule 4: "Its winner leads the next." """
     hands = hands_with(
@@ -339,7 +341,7 @@ def _finish_deal(t):
 
 
 def test_made_contract_ihaleli():
-    """RULES.md Batak rule 5: "the declarer ... makes the bid: + tricks taken"; "Everyone else:
+    """docs/rules/batak.md#rule-5: "the declarer ... makes the bid: + tricks taken"; "Everyone else:
     + 1 a trick"."""
     t = table(hands_with({1: SPADES}), deals=3)
     auction(t, declarer=1, bid=4, trump="S")
@@ -350,9 +352,9 @@ def test_made_contract_ihaleli():
 
 
 def test_failed_contract_ihaleli():
-    """RULES.md Batak rule 5: the declarer "fails ("batar"): - bid. Everyone else: + 1 a trick."
-    The declarer holds all the clubs and names hearts: seat 2, holding every heart, must ruff
-    every club and takes all 13 tricks."""
+    """docs/rules/batak.md#rule-5: the declarer "fails ("batar"): - bid. Everyone else: + 1 a
+    trick." The declarer holds all the clubs and names hearts: seat 2, holding every heart, must
+    ruff every club and takes all 13 tricks."""
     t = table([SPADES, CLUBS, HEARTS, DIAMONDS], deals=3)
     hands = t.state["table"]["hands"]
     assert hands[1] == CLUBS and hands[2] == HEARTS
@@ -363,7 +365,7 @@ def test_failed_contract_ihaleli():
 
 
 def test_made_contract_esli_with_pooled_tricks():
-    """RULES.md Batak rule 5: "the declarer (`esli`: the declaring team, tricks pooled) makes
+    """docs/rules/batak.md#rule-5: "the declarer (`esli`: the declaring team, tricks pooled) makes
     the bid: + tricks taken". Seat 1 declares 7 and takes nothing; its partner, seat 3, ruffs
     every trick: the team's 13 pooled tricks make the contract."""
     t = table([SPADES, CLUBS, DIAMONDS, HEARTS], mode="esli", deals=3)
@@ -377,8 +379,8 @@ def test_made_contract_esli_with_pooled_tricks():
 
 
 def test_failed_contract_esli():
-    """RULES.md Batak rule 5: the declaring team fails: - bid; "Everyone else: + 1 a trick (`esli`:
-    the other team + its pooled tricks)"."""
+    """docs/rules/batak.md#rule-5: the declaring team fails: - bid; "Everyone else: + 1 a trick
+    (`esli`: the other team + its pooled tricks)"."""
     t = table([SPADES, CLUBS, HEARTS, DIAMONDS], mode="esli", deals=3)
     auction(t, declarer=1, bid=7, trump="H")
     scored = _finish_deal(t)
@@ -387,8 +389,8 @@ def test_failed_contract_esli():
 
 
 def test_made_contract_esli_bid_13():
-    """RULES.md Batak rule 5 in `esli`, both ways, with the tricks pooled: the team of seat 1 takes
-    exactly the 13 spade tricks when it holds the spades and names them."""
+    """docs/rules/batak.md#rule-5 in `esli`, both ways, with the tricks pooled: the team of seat 1
+    takes exactly the 13 spade tricks when it holds the spades and names them."""
     t = table([HEARTS, SPADES, DIAMONDS, CLUBS], mode="esli", deals=3)
     auction(t, declarer=1, bid=13, trump="S")
     scored = _finish_deal(t)
@@ -399,7 +401,7 @@ def test_made_contract_esli_bid_13():
 
 
 def test_deal_passes_to_the_right():
-    """RULES.md Batak: "The deal passes to the right after each deal" (seat + 1)."""
+    """docs/rules/batak.md: "The deal passes to the right after each deal" (seat + 1)."""
     t = table(first_dealer=3, deals=3)
     dealers = []
     while t.state["status"] == "playing":
@@ -417,7 +419,7 @@ def _tied_at_top(scores: list[int], esli: bool) -> bool:
 
 @pytest.mark.parametrize("mode", ["ihaleli", "esli"])
 def test_extra_deal_after_a_tie_at_the_top(mode):
-    """RULES.md Batak rule 6: "The game is `deals` deals. Highest total wins; a tie at the top
+    """docs/rules/batak.md#rule-6: "The game is `deals` deals. Highest total wins; a tie at the top
     plays one more deal, again until the tie breaks." The first seeds are ones found (by search)
     to tie at the top after 3 deals with greedy bots; the others check the rule holds anyway."""
     found = 0
@@ -447,8 +449,8 @@ def test_extra_deal_after_a_tie_at_the_top(mode):
 
 
 def test_round_limit_caps_the_deals():
-    """RULES.md Common ground: "every game has a hard cap (option `max_rounds`: ... deals ...)
-    after which it ends with reason `round_limit`: the leader wins (... Batak: highest score),
+    """docs/rules/common.md#round-limit: "every game has a hard cap (option `max_rounds`: ... deals
+    ...) after which it ends with reason `round_limit`: the leader wins (... Batak: highest score),
     equal leaders draw." """
     t = table(deals=5, max_rounds=2)
     t.play_out(dict.fromkeys(range(4), "greedy"))

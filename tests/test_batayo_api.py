@@ -44,5 +44,6 @@ def test_bad_commits_are_refused_with_stable_codes_and_append_nothing():
     svc.client.post(url, json={"type": "play", "card": "AH"}, headers=auth(b))
     svc.client.post(url, json={"type": "play", "card": "7C"}, headers=auth(c))
     view = svc.client.get(f"/v1/games/{gid}").json
-    assert sorted(view["to_move"]) == [0, 1]  # RULES.md BATAYO 3: between the tied players only
+    # docs/rules/batayo.md#rule-3: between the tied players only
+    assert sorted(view["to_move"]) == [0, 1]
     refused(c, {"type": "play", "card": "8C"}, 409, "not_in_batayo")

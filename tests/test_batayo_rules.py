@@ -1,4 +1,4 @@
-"""BATAYO scenario tests on fixed deals: one or more for every rule of RULES.md, BATAYO section
+"""BATAYO scenario tests on fixed deals: one or more for every rule of docs/rules/batayo.md
 (rules 5 and 6, time and sudden death, and the round limit: test_batayo_time_rules.py).
 
 Deals are `{"packs": [[top card first, ...], ...]}`; the seed is fixed (bytes(32)) so the random
@@ -39,7 +39,7 @@ from tests.support.helpers import is_sealed
 
 @pytest.mark.parametrize(("players", "fmt", "size"), [(2, "express", 8), (3, "classique", 10)])
 def test_each_seat_gets_its_suit_shuffled_and_recorded(players, fmt, size):
-    """RULES.md BATAYO: "seat 0 gets spades, 1 hearts, 2 clubs, 3 diamonds. Cards outside the
+    """docs/rules/batayo.md: "seat 0 gets spades, 1 hearts, 2 clubs, 3 diamonds. Cards outside the
     format are out of play. Each pack is shuffled (drawn and recorded)"; rule 1: hands of 4."""
     t = Table("batayo", {"players": players, "format": fmt}, seed=SEED, clock=lambda: T0)
     dealt = of(t.events, "dealt")[0]["data"]
@@ -59,7 +59,7 @@ def test_each_seat_gets_its_suit_shuffled_and_recorded(players, fmt, size):
 
 
 def test_formats_and_seat_count():
-    """RULES.md BATAYO: express 7..A (8 cards each), classique 5..A (10), longue 2..A (13)."""
+    """docs/rules/batayo.md: express 7..A (8 cards each), classique 5..A (10), longue 2..A (13)."""
     assert len(deck({"players": 4, "format": "express"})) == 32
     assert len(deck({"players": 3, "format": "classique"})) == 30
     assert len(deck({"players": 2, "format": "longue"})) == 26
@@ -97,8 +97,8 @@ def test_bad_test_deal_is_400(deal):
 
 
 def test_rule_1_hands_topped_up_to_four_while_the_pack_lasts():
-    """RULES.md BATAYO 1: "At the start, and at the end of every trick, each player in the game
-    tops their hand up to 4 from their pack, while the pack lasts"."""
+    """docs/rules/batayo.md#rule-1: "At the start, and at the end of every trick, each player in the
+    game tops their hand up to 4 from their pack, while the pack lasts"."""
     t = make([spades("A", "K", "Q", "J", "10", "9"), hearts("7", "8", "9", "10")])
     assert hand(t, 0) == spades("A", "K", "Q", "J") and pack(t, 0) == spades("10", "9")
     assert hand(t, 1) == hearts("7", "8", "9", "10") and pack(t, 1) == []
@@ -118,9 +118,10 @@ def test_rule_1_hands_topped_up_to_four_while_the_pack_lasts():
 
 
 def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
-    """RULES.md BATAYO 2: "Every player in the game commits one card from hand face down; when
-    all have, they are revealed together." Common ground: "nobody sees another's committed card
-    until every required player has committed; then all are revealed in one event"."""
+    """docs/rules/batayo.md#rule-2: "Every player in the game commits one card from hand face down;
+    when all have, they are revealed together." docs/rules/common.md#simultaneous-choices: "nobody
+    sees another's committed card until every required player has committed; then all are revealed
+    in one event"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
     first = play(t, (2, "QC"))  # seat 2 first: no commit waits for another seat
     assert [e["type"] for e in first] == ["committed"]
@@ -146,9 +147,9 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
 
 
 def test_rule_2_single_highest_wins_and_ordered_gather():
-    """RULES.md BATAYO 2: "The single highest card wins everything on the table; the winner puts
-    those cards under their pack: `ordered` = the winner's own cards first, then the others
-    clockwise from the winner"."""
+    """docs/rules/batayo.md#rule-2: "The single highest card wins everything on the table; the
+    winner puts those cards under their pack: `ordered` = the winner's own cards first, then the
+    others clockwise from the winner"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
     events = play(t, (0, "QS"), (1, "AH"), (2, "JC"))
     won = of(events, "trick_won")[0]["data"]
@@ -159,7 +160,8 @@ def test_rule_2_single_highest_wins_and_ordered_gather():
 
 
 def test_rule_2_ties_below_the_highest_do_not_matter():
-    """RULES.md BATAYO 2/3: only "a tie for the highest card starts a BATAYO"."""
+    """docs/rules/batayo.md#rule-2 and #rule-3: only "a tie for the highest card starts a
+    BATAYO"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
     events = play(t, (0, "AS"), (1, "KH"), (2, "KC"))
     assert of(events, "batayo") == []
@@ -167,8 +169,8 @@ def test_rule_2_ties_below_the_highest_do_not_matter():
 
 
 def test_gather_random_is_drawn_recorded_and_hidden():
-    """RULES.md BATAYO options: `gather` `random`: the won cards go under the pack in an order
-    drawn and recorded (FAIRNESS.md ledger); that pack order is hidden while the game runs."""
+    """docs/rules/batayo.md#options: `gather` `random`: the won cards go under the pack in an order
+    drawn and recorded (docs/fairness.md ledger); that pack order is hidden while the game runs."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)], gather="random")
     events = play(t, (0, "QS"), (1, "AH"), (2, "JC"))
     won = of(events, "trick_won")[0]
@@ -187,9 +189,9 @@ def test_gather_random_is_drawn_recorded_and_hidden():
 
 
 def test_rule_3_batayo_between_two_of_three_players():
-    """RULES.md BATAYO 3: "A tie for the highest card starts a BATAYO between the tied players
-    only. Each tied player tops their hand up to 4; then each takes one card at random from the
-    hand of the next tied player clockwise (with two, from each other) and puts it face down on
+    """docs/rules/batayo.md#rule-3: "A tie for the highest card starts a BATAYO between the tied
+    players only. Each tied player tops their hand up to 4; then each takes one card at random from
+    the hand of the next tied player clockwise (with two, from each other) and puts it face down on
     the table (draws in the order of the taking seat, lowest first) ...; then each tops up to 4
     again and commits a new card face down; all tied players reveal together. The highest wins
     every card on the table, the first trick's included." """
@@ -244,9 +246,9 @@ def test_rule_3_batayo_between_two_of_three_players():
 
 
 def test_rule_3_three_tied_take_from_the_next_tied_player_clockwise():
-    """RULES.md BATAYO 3: "each takes one card at random from the hand of the next tied player
-    clockwise ... (draws in the order of the taking seat, lowest first)"; the seed: "celui situé
-    à sa gauche parmi les joueurs concernés". Seats 0, 2, 3 tie; seat 1 is left out."""
+    """docs/rules/batayo.md#rule-3: "each takes one card at random from the hand of the next tied
+    player clockwise ... (draws in the order of the taking seat, lowest first)"; the seed: "celui
+    situé à sa gauche parmi les joueurs concernés". Seats 0, 2, 3 tie; seat 1 is left out."""
     t = make(
         [
             spades("A", "7", "8", "9", "10"),
@@ -265,8 +267,8 @@ def test_rule_3_three_tied_take_from_the_next_tied_player_clockwise():
 
 
 def test_rule_3_a_second_batayo_after_a_batayo():
-    """RULES.md BATAYO 3: "A new tie for the highest repeats the BATAYO between those still
-    tied." The second BATAYO's winner takes every card of the trick, both BATAYOs included."""
+    """docs/rules/batayo.md#rule-3: "A new tie for the highest repeats the BATAYO between those
+    still tied." The second BATAYO's winner takes every card of the trick, both BATAYOs included."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS)])
     play(t, (0, "AS"), (1, "AH"))
     assert t.state["table"]["step"] == 1
@@ -293,8 +295,8 @@ def test_rule_3_a_second_batayo_after_a_batayo():
 
 
 def test_rule_3_batayo_with_an_empty_hand():
-    """RULES.md BATAYO 3: "an empty hand gives nothing"; rule 4: "A player with no card at all
-    when a choice is due is out, and the cards they put on the table stay there"."""
+    """docs/rules/batayo.md#rule-3: "an empty hand gives nothing"; rule 4: "A player with no card at
+    all when a choice is due is out, and the cards they put on the table stay there"."""
     t = make([spades("A", "K", "Q", "J", "10", "9"), hearts("A")])
     events = play(t, (0, "AS"), (1, "AH"))
     taken = [e["data"] for e in of(events, "taken")]
@@ -318,8 +320,8 @@ def test_rule_3_batayo_with_an_empty_hand():
 
 
 def test_rule_4_losing_the_last_chance_trick_eliminates():
-    """RULES.md BATAYO 4: "A player who plays a trick with an empty pack and does not win it
-    (BATAYOs included) is out; the cards left in their hand leave play"; the seed: "S'il perd,
+    """docs/rules/batayo.md#rule-4: "A player who plays a trick with an empty pack and does not win
+    it (BATAYOs included) is out; the cards left in their hand leave play"; the seed: "S'il perd,
     il est éliminé et ses 3 cartes restantes sont retirées du jeu"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs("7", "8", "9", "10")])
     assert t.view(2)["table"]["players"][2]["last_chance"]
@@ -340,7 +342,8 @@ def test_rule_4_losing_the_last_chance_trick_eliminates():
 
 
 def test_rule_4_winning_the_last_chance_trick_survives():
-    """RULES.md BATAYO 4, the seed: "S'il gagne le pli, il récupère les cartes et reste en jeu"."""
+    """docs/rules/batayo.md#rule-4, the seed: "S'il gagne le pli, il récupère les cartes et reste en
+    jeu"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs("A", "7", "8", "9")])
     events = play(t, (0, "KS"), (1, "KH"), (2, "AC"))
     assert of(events, "out") == []
@@ -350,8 +353,8 @@ def test_rule_4_winning_the_last_chance_trick_survives():
 
 
 def test_rule_4_last_chance_lost_in_a_batayo():
-    """RULES.md BATAYO 4: "does not win it (BATAYOs included) is out"; "The last player in the
-    game wins"."""
+    """docs/rules/batayo.md#rule-4: "does not win it (BATAYOs included) is out"; "The last player in
+    the game wins"."""
     t = make([spades(*EXPRESS[:7]), hearts("A", "7", "8", "9")])
     play(t, (0, "AS"), (1, "AH"))
     high0 = max(hand(t, 0), key=value)
@@ -366,8 +369,8 @@ def test_rule_4_last_chance_lost_in_a_batayo():
 
 
 def test_rule_4_last_chance_player_outside_the_batayo_loses_to_it():
-    """RULES.md BATAYO 4: the trick is lost to the BATAYO's winner, so a last-chance player who
-    was not tied is out once the BATAYO ends."""
+    """docs/rules/batayo.md#rule-4: the trick is lost to the BATAYO's winner, so a last-chance
+    player who was not tied is out once the BATAYO ends."""
     t = make([spades(*EXPRESS[:6]), hearts(*EXPRESS[:6]), clubs("7", "8", "9", "10")])
     events = play(t, (0, "AS"), (1, "AH"), (2, "7C"))
     assert of(events, "out") == []  # not yet: the trick is still under way
@@ -380,7 +383,7 @@ def test_rule_4_last_chance_player_outside_the_batayo_loses_to_it():
 
 
 def test_rule_4_last_players_out_at_once_is_a_draw():
-    """RULES.md BATAYO 4: "if the last players are out at once, the game is a draw"."""
+    """docs/rules/batayo.md#rule-4: "if the last players are out at once, the game is a draw"."""
     t = make([spades("A"), hearts("A")])
     events = play(t, (0, "AS"), (1, "AH"))
     assert [e["data"]["seat"] for e in of(events, "out")] == [0, 1]
@@ -436,7 +439,7 @@ def test_legal_actions_are_the_hand_of_the_awaited_seats():
 
 
 def test_events_alone_audit_a_batayo():
-    """API.md `/ties`: every tie, who was involved, every card put down, every random pick with
+    """docs/api.md `/ties`: every tie, who was involved, every card put down, every random pick with
     its ledger entry, each step's reveal and who won: all from the events."""
     t = make([spades(*EXPRESS[:7]), hearts(*EXPRESS[:7]), clubs("K", "7", "8", "9", "10", "J")])
     play(t, (0, "AS"), (1, "AH"), (2, "KC"))

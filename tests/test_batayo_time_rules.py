@@ -1,5 +1,5 @@
-"""BATAYO scenario tests on fixed deals, for the rules of time (RULES.md, BATAYO section, rules 5
-and 6) and the round limit: the clock that starts with the first trick, time up between tricks
+"""BATAYO scenario tests on fixed deals, for the rules of time (docs/rules/batayo.md#rule-5 and
+#rule-6) and the round limit: the clock that starts with the first trick, time up between tricks
 or in the middle of a BATAYO, sudden death. The other rules are in test_batayo_rules.py; both
 take their deals and fixed seed from tests/support/batayo.py.
 """
@@ -28,7 +28,7 @@ from tests.support.helpers import own
 
 
 def test_rule_5_clock_starts_with_the_first_trick():
-    """RULES.md BATAYO 5: "With `time_limit_s`, the clock starts with the first trick"."""
+    """docs/rules/batayo.md#rule-5: "With `time_limit_s`, the clock starts with the first trick"."""
     untimed = make([spades(*EXPRESS), hearts(*EXPRESS)])
     assert timers(untimed.state) == [] and untimed.view(0)["table"]["deadline"] is None
     t = make([spades(*EXPRESS), hearts(*EXPRESS)], time_limit_s=60)
@@ -42,7 +42,8 @@ def test_rule_5_clock_starts_with_the_first_trick():
 
 
 def test_rule_5_time_up_between_tricks_most_cards_wins_at_once():
-    """RULES.md BATAYO 5: "When it runs out, ... the game stops: most cards (hand + pack) wins"."""
+    """docs/rules/batayo.md#rule-5: "When it runs out, ... the game stops: most cards (hand + pack)
+    wins"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS)], time_limit_s=60)
     play(t, (0, "AS"), (1, "JH"))
     events = t.fire("time_limit", now="2030-01-01T00:01:00.000000Z")
@@ -54,8 +55,8 @@ def test_rule_5_time_up_between_tricks_most_cards_wins_at_once():
 
 
 def test_rule_5_time_running_out_in_the_middle_of_a_batayo():
-    """RULES.md BATAYO 5: "a trick under way (at least one card committed) is played to its end,
-    BATAYOs included; then the game stops"."""
+    """docs/rules/batayo.md#rule-5: "a trick under way (at least one card committed) is played to
+    its end, BATAYOs included; then the game stops"."""
     t = make(
         [spades(*EXPRESS[:7]), hearts(*EXPRESS[:7]), clubs("K", "7", "8", "9", "10", "J")],
         time_limit_s=60,
@@ -76,7 +77,8 @@ def test_rule_5_time_running_out_in_the_middle_of_a_batayo():
 
 
 def test_rule_5_one_committed_card_means_the_trick_is_under_way():
-    """RULES.md BATAYO 5: "a trick under way (at least one card committed) is played to its end"."""
+    """docs/rules/batayo.md#rule-5: "a trick under way (at least one card committed) is played to
+    its end"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS)], time_limit_s=60)
     play(t, (1, "KH"))
     events = t.fire("time_limit", now="2030-01-01T00:01:00.000000Z")
@@ -90,8 +92,8 @@ def test_rule_5_one_committed_card_means_the_trick_is_under_way():
 
 
 def test_rule_6_sudden_death_won_on_the_second_card():
-    """RULES.md BATAYO 6: "If several players share the most cards, they alone play, with their
-    hands as they stand ...: each commits a card from their hand, all reveal; the highest wins
+    """docs/rules/batayo.md#rule-6: "If several players share the most cards, they alone play, with
+    their hands as they stand ...: each commits a card from their hand, all reveal; the highest wins
     the game; those tied for the highest go again with a new card. No BATAYO, no drawing.\""""
     t = make(
         [spades("A", "7", "K", "Q", "10"), hearts("A", "8", "K", "Q", "10")],
@@ -113,8 +115,8 @@ def test_rule_6_sudden_death_won_on_the_second_card():
 
 
 def test_rule_6_sudden_death_after_a_trick_finished_past_the_time():
-    """RULES.md BATAYO 5 and 6: the trick under way ends, then "If several players share the
-    most cards, they alone play, with their hands as they stand after the last trick's
+    """docs/rules/batayo.md#rule-5 and #rule-6: the trick under way ends, then "If several players
+    share the most cards, they alone play, with their hands as they stand after the last trick's
     top-up"."""
     t = make(
         [
@@ -137,7 +139,7 @@ def test_rule_6_sudden_death_after_a_trick_finished_past_the_time():
 
 
 def test_rule_6_only_the_players_tied_for_most_cards_play():
-    """RULES.md BATAYO 6: "they alone play"; "those tied for the highest go again"."""
+    """docs/rules/batayo.md#rule-6: "they alone play"; "those tied for the highest go again"."""
     t = make(
         [spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS), diamonds(*EXPRESS[:6])],
         time_limit_s=60,
@@ -155,8 +157,8 @@ def test_rule_6_only_the_players_tied_for_most_cards_play():
 
 
 def test_rule_6_sudden_death_drawn_when_hands_run_out():
-    """RULES.md BATAYO 6: "If the tied players run out of hand cards without a winner, the game
-    is a draw"."""
+    """docs/rules/batayo.md#rule-6: "If the tied players run out of hand cards without a winner, the
+    game is a draw"."""
     t = make([spades("A", "K"), hearts("A", "K")], time_limit_s=60)
     t.fire("time_limit", now="2030-01-01T00:01:00.000000Z")
     play(t, (0, "AS"), (1, "AH"))
@@ -170,7 +172,8 @@ def test_rule_6_sudden_death_drawn_when_hands_run_out():
 
 
 def test_round_limit_leader_wins():
-    """RULES.md Common ground: after `max_rounds` (tricks) "the leader wins (most cards)"."""
+    """docs/rules/common.md#round-limit: after `max_rounds` (tricks) "the leader wins (most
+    cards)"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS)], max_rounds=1)
     events = play(t, (0, "AS"), (1, "JH"))
     result = of(events, "ended")[0]["data"]["result"]
@@ -178,7 +181,7 @@ def test_round_limit_leader_wins():
 
 
 def test_round_limit_equal_leaders_draw():
-    """RULES.md Common ground: "equal leaders draw"."""
+    """docs/rules/common.md#round-limit: "equal leaders draw"."""
     t = make(
         [
             spades("A", "7", "8", "9", "10"),

@@ -1,7 +1,7 @@
 """Bounded work per game. Sane maxima for `max_rounds` and the time options
 (a clear 400 beyond, nothing created); a per-game event budget that ends a game as its rules say
-(RULES.md, Stuck games: "A per-game event budget ... ends a game the same way with reason
-`event_limit`"); a per-client cap on games in play (a clear 429)."""
+(docs/rules/common.md#event-budget: "A per-game event budget ... ends a game the same way with
+reason `event_limit`"); a per-client cap on games in play (a clear 429)."""
 
 from __future__ import annotations
 
@@ -69,8 +69,9 @@ def test_every_bound_option_has_a_maximum_the_rules_list_shows(svc):
 
 
 def test_the_largest_max_rounds_stays_under_the_event_budget():
-    """RULES.md: the budget is "set above what the largest allowed max_rounds can produce":
-    games of greedy bots at each game's most rounds, counted in events per round."""
+    """docs/rules/common.md#event-budget: the budget is "set above what the largest allowed
+    max_rounds can produce": games of greedy bots at each game's most rounds, counted in events per
+    round."""
     for game, players in (("bataille", 2), ("bataille", 6), ("batayo", 2), ("batayo", 4)):
         most = next(o.max for o in options_of(GAMES[game]) if o.name == "max_rounds")
         worst = 0.0

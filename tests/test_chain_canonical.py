@@ -1,4 +1,4 @@
-"""FAIRNESS.md's canonical JSON (keys sorted, separators `,` and `:`, UTF-8, no ASCII
+"""docs/fairness.md's canonical JSON (keys sorted, separators `,` and `:`, UTF-8, no ASCII
 escaping), which every chain hash and sealed digest is taken over: `canonical` writes it with
 orjson, and must give the very bytes of the reference reading, `json.dumps`, for all that an
 event may hold."""
@@ -19,7 +19,7 @@ def reference(obj: object) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-# FAIRNESS.md: events hold integers (no floats), strings of Unicode scalar values, booleans and
+# docs/fairness.md: events hold integers (no floats), strings of Unicode scalar values, booleans and
 # null, in lists and objects. Control characters, quotes, backslashes and characters beyond the
 # BMP are where encoders differ; integers beyond 64 bits are what orjson refuses.
 scalars = (

@@ -1,4 +1,4 @@
-"""FAIRNESS.md, byte for byte: the service's stream against an independent implementation
+"""docs/fairness.md, byte for byte: the service's stream against an independent implementation
 written here from the page, and the ledger and chain checks against tampering."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ T0 = "2026-01-01T00:00:00.000000Z"
 
 
 class PageRng:
-    """FAIRNESS.md read literally: blocks of HMAC-SHA256, four big-endian u64 per block."""
+    """docs/fairness.md read literally: blocks of HMAC-SHA256, four big-endian u64 per block."""
 
     def __init__(self, seed: bytes, game_id: str, salt: str, v: int) -> None:
         self.seed, self.game_id, self.salt, self.v = seed, game_id, salt, v

@@ -2,7 +2,7 @@
 working it out from a hash, a `prev`, a digest or a size.
 
 Random games of every kind (all seats human, random legal moves) are played through the API
-(fakeredis). From the full event log and each game's rules (RULES.md, not the redaction code)
+(fakeredis). From the full event log and each game's rules (docs/rules/, not the redaction code)
 this module computes, for every viewer (each seat and the spectator) and every version, the
 cards that viewer may know, by "epoch" (the whole game for Bataille and BATAYO; one deal of
 Batak; one round of BatailleRoylet: everything is dealt again). Then, while the game runs:
@@ -13,7 +13,7 @@ Batak; one round of BatailleRoylet: everything is dealt again). Then, while the 
 - and once the game is over, the replayed view (`?at=N`) of every viewer at every version,
 
 are searched for every text that looks like a card; each must be one the viewer may know at
-that point (for an event: what the viewer knows now of the event's epoch: FAIRNESS.md serves a
+that point (for an event: what the viewer knows now of the event's epoch: docs/fairness.md serves a
 value once a later event has shown it). The canonical deck a `"deck": true` shuffle takes as
 input says which cards exist, not where they are: it is public.
 
@@ -22,7 +22,7 @@ form as served (so it commits to nothing else), `prev` is the hash served before
 sealed value is the same size whatever it hides, its digest is not the plain hash of the value
 it hides (nor is the event's hash that of the event with the value put back: substituting
 candidates tells nothing without the nonce), and every viewer's log, at every sampled version,
-verifies by FAIRNESS.md alone (`tests/support/page.py`). Counts go to
+verifies by docs/fairness.md alone (`tests/support/page.py`). Counts go to
 tests/artifacts/counts.json."""
 
 from __future__ import annotations

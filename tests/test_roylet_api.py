@@ -1,4 +1,4 @@
-"""BatailleRoylet through the API with a bot Ally: RULES.md BatailleRoylet 2, "the Allies choose
+"""BatailleRoylet through the API with a bot Ally: docs/rules/roylet.md#rule-2, "the Allies choose
 which of them plays face down": a bot Ally waits for its human partner's choice of face, for
 min(5 s, the move clock), before it takes one."""
 

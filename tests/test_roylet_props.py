@@ -1,5 +1,5 @@
 """BatailleRoylet properties over random games: deals, battles, conservation, replay, legal
-actions and what each seat may see (RULES.md, BatailleRoylet)."""
+actions and what each seat may see (docs/rules/roylet.md)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_every_round_deals_the_royals_and_plays_ten_battles_unless_it_ends_early
     deals = [e["data"] for e in t.events if e["type"] == "dealt"]
     ends = [e["data"] for e in t.events if e["type"] == "round_ended"]
     assert len(ends) == t.state["result"]["rounds"] == len(deals)
-    for event in t.events:  # every shuffle replays from the seed (FAIRNESS.md)
+    for event in t.events:  # every shuffle replays from the seed (docs/fairness.md)
         if event["type"] == "dealt" and "rng" in event["data"]:
             ledger = event["data"]["rng"]
             assert replay_ledger(t.seed, "local", t.state["salt"], event["version"], ledger) is None

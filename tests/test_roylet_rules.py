@@ -1,4 +1,4 @@
-"""BatailleRoylet scenarios on fixed deals and seeds: each quotes RULES.md, BatailleRoylet, rule n."""
+"""BatailleRoylet scenarios on fixed deals and seeds: each quotes docs/rules/roylet.md, rule n."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_rule2_face_down_face_up_then_the_king_then_the_reveal():
 
 
 def test_rule2_the_face_up_card_may_come_first():
-    """Rule 2 with API.md: "first come takes the face; the other face is then the only one
+    """Rule 2 with docs/api.md: "first come takes the face; the other face is then the only one
     left" -- the first Ally may ask for face up; the King still waits for the face-down card."""
     t = table()
     t.act(A1, {"type": "play", "card": "2H", "face": "up"})

@@ -1,5 +1,6 @@
-"""Seed tickets and reproducible test games (FAIRNESS.md: "the commitment comes before any client
-seed"; test games: "the same seed, id, options, seats and client seeds give the same game")."""
+"""Seed tickets and reproducible test games (docs/fairness.md: "the commitment comes before any
+client seed"; test games: "the same seed, id, options, seats and client seeds give the same
+game")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where a log comes from (FAIRNESS.md): the server signs its chain's tip with the deployment's
+"""Where a log comes from (docs/fairness.md): the server signs its chain's tip with the deployment's
 Ed25519 key, and a verifier trusts only the keys it was given. Without that, a forger who knows
 a finished game's revealed seed can write another legal history of the same game, from the
 very same first event, that every check of the log passes."""

@@ -1,5 +1,5 @@
-"""The tie audit of Batak: RULES.md Batak 6, "a tie at the top plays one more deal, again until
-the tie breaks" - one `extra_deal` episode per deal played past `deals`."""
+"""The tie audit of Batak: docs/rules/batak.md#rule-6, "a tie at the top plays one more deal, again
+until the tie breaks" - one `extra_deal` episode per deal played past `deals`."""
 
 from __future__ import annotations
 

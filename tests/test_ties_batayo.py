@@ -1,9 +1,9 @@
-"""The tie audit of BATAYO (`service.games.batayo.ties`, API.md `GET .../ties`).
+"""The tie audit of BATAYO (`service.games.batayo.ties`, docs/api.md `GET .../ties`).
 
 Scenario games on fixed deals (and the fixed seed of the rules tests, for the random takes):
-the audit must follow RULES.md BATAYO 3 (BATAYO) and 6 (sudden death) step by step, and show a
-seat or a spectator only what the events show them while the game runs; every card once the
-game is over (the generic layer then hands out every event in full).
+the audit must follow docs/rules/batayo.md#rule-3 (BATAYO) and #rule-6 (sudden death) step by step,
+and show a seat or a spectator only what the events show them while the game runs; every card once
+the game is over (the generic layer then hands out every event in full).
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def same_shape(a: list[dict], b: list[dict]) -> None:
 
 
 def test_a_batayo_step_by_step_and_what_each_seat_sees_of_it():
-    """RULES.md BATAYO 3: AS and AH tie (KC below does not matter); each tied player tops up,
-    takes one card at random from the other's hand face down, tops up again, commits a new card;
+    """docs/rules/batayo.md#rule-3: AS and AH tie (KC below does not matter); each tied player tops
+    up, takes one card at random from the other's hand face down, tops up again, commits a new card;
     the highest takes every card on the table, the first trick's included."""
     t = make([spades(*EXPRESS[:7]), hearts(*EXPRESS[:7]), clubs("K", "7", "8", "9", "10", "J")])
     play(t, (0, "AS"), (1, "AH"), (2, "KC"))
@@ -175,8 +175,8 @@ def log_of(t: Table, kind: str) -> dict:
 
 
 def test_a_second_batayo_after_a_batayo_is_one_chain():
-    """RULES.md BATAYO 3: "A new tie for the highest repeats the BATAYO between those still
-    tied"; the winner of the second takes every card of the trick."""
+    """docs/rules/batayo.md#rule-3: "A new tie for the highest repeats the BATAYO between those
+    still tied"; the winner of the second takes every card of the trick."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS)])
     play(t, (0, "AS"), (1, "AH"))
     ranks0 = {c[:-1] for c in hand(t, 0)}
@@ -207,7 +207,7 @@ def test_a_second_batayo_after_a_batayo_is_one_chain():
     assert len(tie["cards"]) == 10 and tie["cards"] == log_of(t, "trick_won")["data"]["cards"]
     assert tie["versions"] == versions_between(t, "committed", "trick_won", 1)
     # a spectator sees the same chain: every card put down has been revealed since, so it shows
-    # in clear (FAIRNESS.md: visibility as of the latest version); the hands a card was taken
+    # in clear (docs/fairness.md: visibility as of the latest version); the hands a card was taken
     # from (each take's ledger input) stay sealed until the end
     seen = audit(t, None)
     same_shape(seen, [tie])
@@ -219,8 +219,8 @@ def test_a_second_batayo_after_a_batayo_is_one_chain():
 
 
 def test_an_empty_hand_gives_nothing_and_a_player_out_stays_in_the_chain():
-    """RULES.md BATAYO 3: "an empty hand gives nothing"; 4: "A player with no card at all when a
-    choice is due is out, and the cards they put on the table stay there"."""
+    """docs/rules/batayo.md#rule-3: "an empty hand gives nothing"; 4: "A player with no card at all
+    when a choice is due is out, and the cards they put on the table stay there"."""
     t = make([spades("A", "K", "Q", "J", "10", "9"), hearts("A")])
     play(t, (0, "AS"), (1, "AH"))
     card = hand(t, 0)[0]
@@ -243,7 +243,7 @@ def test_an_empty_hand_gives_nothing_and_a_player_out_stays_in_the_chain():
 
 
 def test_eliminations_after_the_chain_and_cards_leaving_play():
-    """RULES.md BATAYO 4: a last-chance player who loses the BATAYO is out; when every
+    """docs/rules/batayo.md#rule-4: a last-chance player who loses the BATAYO is out; when every
     contender is out, the table leaves play (no winner)."""
     t = make([spades(*EXPRESS[:7]), hearts("A", "7", "8", "9")])
     play(t, (0, "AS"), (1, "AH"))
@@ -272,8 +272,8 @@ def test_eliminations_after_the_chain_and_cards_leaving_play():
 
 
 def test_sudden_death_won_on_the_second_card():
-    """RULES.md BATAYO 6: "each commits a card from their hand, all reveal; the highest wins the
-    game; those tied for the highest go again with a new card. No BATAYO, no drawing.\""""
+    """docs/rules/batayo.md#rule-6: "each commits a card from their hand, all reveal; the highest
+    wins the game; those tied for the highest go again with a new card. No BATAYO, no drawing.\""""
     t = make(
         [spades("A", "7", "K", "Q", "10"), hearts("A", "8", "K", "Q", "10")],
         time_limit_s=60,
@@ -323,8 +323,8 @@ def test_sudden_death_won_on_the_second_card():
 
 
 def test_sudden_death_drawn_when_hands_run_out():
-    """RULES.md BATAYO 6: "If the tied players run out of hand cards without a winner, the game
-    is a draw"."""
+    """docs/rules/batayo.md#rule-6: "If the tied players run out of hand cards without a winner, the
+    game is a draw"."""
     t = make([spades("A", "K"), hearts("A", "K")], time_limit_s=60)
     t.fire("time_limit", now="2030-01-01T00:01:00.000000Z")
     play(t, (0, "AS"), (1, "AH"))

@@ -1,6 +1,6 @@
-"""The tie audit of BatailleRoylet (`service.games.roylet.ties`, API.md `GET .../ties`).
+"""The tie audit of BatailleRoylet (`service.games.roylet.ties`, docs/api.md `GET .../ties`).
 
-A battle never ties (RULES.md BatailleRoylet 3); the game's ties are its void rounds (rule 8):
+A battle never ties (docs/rules/roylet.md#rule-3); the game's ties are its void rounds (rule 8):
 "else, if they captured a forbidden combination, the round is void and replayed (it does not
 count)". The scenarios are the rules tests' own deals and plays.
 """

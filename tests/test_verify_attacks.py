@@ -265,8 +265,8 @@ def test_an_abandonment_on_time_verifies():
 
 
 def test_an_abandonment_written_before_the_game_was_idle_for_abandon_after_s_fails():
-    """The rules' common ground: abandoned only after abandon_after_s with no new event. A
-    forger who ends a game early (to stop a player about to win, say) fails at that event."""
+    """docs/rules/common.md#abandoned-games: abandoned only after abandon_after_s with no new event.
+    A forger who ends a game early (to stop a player about to win, say) fails at that event."""
     events = abandoned()
     events[-1]["at"] = "2030-01-01T00:00:59.999999Z"
     page.reseal(events)

@@ -211,9 +211,9 @@ def test_ties_are_told_in_words_for_all_four_games(server, tied, open_page):
 
 
 def test_the_issues_example_bataille_tie_marks_the_face_down_cards(server, open_page):
-    """Point 2 and the finding "`A♠ 4♦` looks like it lost to `3♥ K♠`": RULES.md Bataille 4's
-    deal (Q against Q, then 7 against 7, then A♠ takes all): the face-down cards are marked,
-    and the step says who won with which face-up card."""
+    """Point 2 and the finding "`A♠ 4♦` looks like it lost to `3♥ K♠`":
+    docs/rules/bataille.md#rule-4's deal (Q against Q, then 7 against 7, then A♠ takes all): the
+    face-down cards are marked, and the step says who won with which face-up card."""
     gid = finished_tied_game(server)
     tie = server.client.get(f"/v1/games/{gid}/ties").json["ties"][0]
     page = open_page(f"/games/{gid}")

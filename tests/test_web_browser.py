@@ -78,7 +78,7 @@ def test_a_finished_game_steps_to_each_tie_and_shows_the_apis_cards(server, open
         expect(steps.nth(i)).to_have_class(re.compile(r"\bactive\b"))
         api_view = server.client.get(f"/v1/games/{gid}?at={target}").json
         assert cards_on_table(page) == bataille_cards(api_view), f"version {target}"
-        if i == 0:  # the bataille itself: QS against QH (RULES.md Bataille 4)
+        if i == 0:  # the bataille itself: QS against QH (docs/rules/bataille.md#rule-4)
             shot(page, "tie-step-1")
             assert {"QS", "QH"} <= {c for cs in cards_on_table(page).values() for c in cs}
     # the step buttons of the timeline agree with the API too

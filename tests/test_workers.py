@@ -60,9 +60,9 @@ def test_a_stale_or_repeated_job_changes_nothing(engine):
 
 
 def test_a_timed_batayo_game_ends_on_the_clock(engine, worker):
-    """RULES.md BATAYO 5: "With `time_limit_s`, the clock starts with the first trick. When it runs
-    out, a trick under way ... is played to its end ...; then the game stops". The RQ scheduler
-    fires the clock; ana never moves, so her move clock plays for her."""
+    """docs/rules/batayo.md#rule-5: "With `time_limit_s`, the clock starts with the first trick.
+    When it runs out, a trick under way ... is played to its end ...; then the game stops". The RQ
+    scheduler fires the clock; ana never moves, so her move clock plays for her."""
     created = engine.create(
         {
             "game": "batayo",

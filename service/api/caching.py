@@ -1,4 +1,4 @@
-"""HTTP validators and caching for the game's reads and writes (API.md, caching).
+"""HTTP validators and caching for the game's reads and writes (docs/api.md#conventions, caching).
 
 The ETag of a game's read is its version, a strong tag (`"12"`): the answer for one URL and one
 caller changes only when the game moves on. The same URL answers a seat and a spectator

@@ -66,7 +66,7 @@ def export(game_id: str) -> Response:
 @bp.get("/games/<game_id>/signature")
 @refusals
 def signature(game_id: str) -> Response:
-    """The server's signature over the game's tip: what the events say, signed (FAIRNESS.md).
+    """The server's signature over the game's tip: what the events say, signed (docs/fairness.md).
     The same for every caller: the tip's hash is served to every caller with the events."""
     load(game_id)
     caller(game_id)

@@ -50,7 +50,7 @@ def _option(game: Game, option: Option) -> dict:
 
 @bp.post("/seeds")
 def seed_ticket() -> Response:
-    """A server seed committed before the caller chooses its client seed (FAIRNESS.md)."""
+    """A server seed committed before the caller chooses its client seed (docs/fairness.md)."""
     return ok(engine().seed_ticket(), 201)
 
 

@@ -402,7 +402,7 @@ def _from_server(source: str) -> tuple[object, str]:
 @click.option("--accept-unsigned", is_flag=True, help="Exit 0 for a sound log nobody signed.")
 @click.option("--accept-v1", is_flag=True, help="Exit 0 for a sound log of fairness version 1.")
 def verify(source: str, keys: tuple[str, ...], accept_unsigned: bool, accept_v1: bool) -> None:
-    """Check a game's log, as FAIRNESS.md says and with the rules: the chain, every opening,
+    """Check a game's log, as docs/fairness.md says and with the rules: the chain, every opening,
     the seed, the client seeds, every draw, the play refolded, and the server's signature over
     its tip. SOURCE is an exported file (`batayo export`, `-` for standard input) or a game's
     address, http(s)://HOST/v1/games/ID: then the key is fetched from that server too.

@@ -1,4 +1,4 @@
-"""The event hash chain of FAIRNESS.md: canonical JSON and SHA-256 links."""
+"""The event hash chain of docs/fairness.md: canonical JSON and SHA-256 links."""
 
 from __future__ import annotations
 

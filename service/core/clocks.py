@@ -1,4 +1,4 @@
-"""Clocks: what becomes due when (RULES.md, Common ground: per-move clocks; a game's own clocks,
+"""Clocks: what becomes due when (docs/rules/common.md#move-clocks; a game's own clocks,
 such as BATAYO's time limit). Derived from the state alone, so a sweep can restore them."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def due_timers(state: dict) -> list[tuple[str, str]]:
 
 
 def abandon_due(state: dict) -> str | None:
-    """When a game in play is abandoned if nothing happens (the rules' common ground: no new
-    event for `abandon_after_s`): its last event's time plus the option. None unless in play.
+    """When a game in play is abandoned if nothing happens (docs/rules/common.md#abandoned-games: no
+    new event for `abandon_after_s`): its last event's time plus the option. None unless in play.
     It only ever moves later, as events come."""
     if state.get("status") != "playing":
         return None

@@ -2,8 +2,8 @@
 
 A `Command` is one request or job being decided (one batch of events): it lends the game the
 fair random stream of the event being built, records the batch's cause in its first event,
-seals each emitted event into the chain (FAIRNESS.md, version 2), and applies it at once, so the
-game's `decide` always sees the state its next event will follow.
+seals each emitted event into the chain (docs/fairness.md, version 2), and applies it at once, so
+the game's `decide` always sees the state its next event will follow.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ class Command:
             raise RuntimeError(f"{game.name}: an action that wrote no event")
 
     def end(self, result: dict) -> None:
-        """The last event: the result, and the server seed revealed (FAIRNESS.md)."""
+        """The last event: the result, and the server seed revealed (docs/fairness.md)."""
         self.emit("ended", {"result": result, "server_seed": self._seed.hex()}, actor="server")
 
     def begin(self, deal: dict | None) -> None:
@@ -278,8 +278,8 @@ def act(
 
 
 def within_budget(cmd: Command) -> None:
-    """RULES.md, Stuck games: a game that reaches its event budget ends at once, with reason
-    `event_limit`, as its rules say (`Game.over_budget`; none: a draw). The `ended` event is
+    """docs/rules/common.md#stuck-games: a game that reaches its event budget ends at once, with
+    reason `event_limit`, as its rules say (`Game.over_budget`; none: a draw). The `ended` event is
     the budget's last: no game has more events than its budget, but for one batch."""
     state = cmd.state
     budget = state.get("event_budget")
@@ -312,8 +312,8 @@ def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
 
 
 def abandon(state: dict, server_seed: bytes, now: str) -> Command | None:
-    """The rules' common ground: a game in play with no new event for `abandon_after_s` ends
-    with no winner, reason `abandoned`, its seed revealed as at any end. None if it is not due
+    """docs/rules/common.md#abandoned-games: a game in play with no new event for `abandon_after_s`
+    ends with no winner, reason `abandoned`, its seed revealed as at any end. None if it is not due
     at `now` (not in play, or an event came since)."""
     due = abandon_due(state)
     if due is None or due > now:

@@ -1,4 +1,4 @@
-"""Verifiable randomness and sealed values, exactly as FAIRNESS.md (version 2) says: the
+"""Verifiable randomness and sealed values, exactly as docs/fairness.md (version 2) says: the
 commitment, the salt, the HMAC stream of each event and its ledger, the nonces and digests that
 seal a hidden value, and the secret stream bots draw from.
 

@@ -8,7 +8,7 @@ game's status, checking action bodies against the shapes, sealing hidden values,
 bots, clocks, the API and its contract, the viewer's generic table.
 
 Rules code does no I/O and draws no randomness of its own: chance comes from `cmd.rng`, the
-fair stream of the event being built (FAIRNESS.md), and ends up in that event's ledger.
+fair stream of the event being built (docs/fairness.md), and ends up in that event's ledger.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def bad_action(detail: str) -> RuleError:
 
 @dataclass(frozen=True)
 class Option:
-    """One game option: name, type, default and the values allowed (RULES.md)."""
+    """One game option: name, type, default and the values allowed (docs/rules/)."""
 
     name: str
     default: Any
@@ -118,8 +118,9 @@ class Option:
 
 
 def max_rounds(default: int, doc: str, most: int) -> Option:
-    """The hard cap every game has (RULES.md, Stuck games), at most `most`: a bound chosen so
-    that the longest game it allows stays under the event budget (`command.EVENT_BUDGET`)."""
+    """The hard cap every game has (docs/rules/common.md#stuck-games), at most `most`: a bound
+    chosen so that the longest game it allows stays under the event budget
+    (`command.EVENT_BUDGET`)."""
     return Option("max_rounds", default, min=1, max=most, doc=doc)
 
 
@@ -182,7 +183,7 @@ class Traits:
     the rules by tests/test_game_declarations.py."""
 
     simultaneous: bool  # several seats may be awaited at once, and act in any order
-    hidden_information: bool  # some values are sealed from some seats (FAIRNESS.md)
+    hidden_information: bool  # some values are sealed from some seats (docs/fairness.md)
     teams: bool  # seats may win together
     chance: bool  # cards are shuffled from the fair random stream
 
@@ -236,8 +237,8 @@ class Game:
     hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
-    # the result when the game reaches its event budget (reason `event_limit`; RULES.md, Stuck
-    # games: "ends the same way" as at `max_rounds`); none: a draw
+    # the result when the game reaches its event budget (reason `event_limit`;
+    # docs/rules/common.md#event-budget: "ends the same way" as at `max_rounds`); none: a draw
     over_budget: Callable[[dict], dict] | None = None
     table_shape: Shape | None = None
     result_shape: Mapping[str, Shape] | None = None

@@ -1,4 +1,4 @@
-"""A game's options: its own, then the ones every game has (RULES.md, Common ground)."""
+"""A game's options: its own, then the ones every game has (docs/rules/common.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from .game import Game, Option
 
-ABANDON_AFTER_S = 7 * 86_400  # the rules' common ground: a week without a new event
+ABANDON_AFTER_S = 7 * 86_400  # docs/rules/common.md#abandoned-games: a week without a new event
 
 COMMON_OPTIONS = (
     Option(

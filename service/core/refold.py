@@ -1,4 +1,4 @@
-"""Verification with the rules (FAIRNESS.md, "What verification checks"): the log is refolded
+"""Verification with the rules (docs/fairness.md#what-a-verifier-checks): the log is refolded
 from its first event, and every batch of events (the events one request or job wrote, the
 first carrying its `cause`) must be exactly what the rules write from the state before it, that
 cause and the random stream: compared on type, actor, data and sealed.
@@ -180,8 +180,8 @@ def _action(state: dict, detail: Any, first: dict, seed: bytes) -> list[dict]:
 
 
 def _abandon(state: dict, detail: dict, first: dict, seed: bytes) -> list[dict]:
-    """The rules' common ground: only a game in play, idle for `abandon_after_s` since its
-    last event, is abandoned (never earlier, like a clock)."""
+    """docs/rules/common.md#abandoned-games: only a game in play, idle for `abandon_after_s` since
+    its last event, is abandoned (never earlier, like a clock)."""
     due = abandon_due(state)
     if detail or due is None:
         raise Failed(first["version"], "only a game in play is abandoned")

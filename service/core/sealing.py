@@ -1,4 +1,4 @@
-"""Sealed values (FAIRNESS.md, version 2): which values of an event are hidden from whom, their
+"""Sealed values (docs/fairness.md, version 2): which values of an event are hidden from whom, their
 digests, the sealed form the chain hashes, and the copy of an event one caller may see.
 
 What is hidden comes from the game's declarations (`Hidden` fields of its events and action

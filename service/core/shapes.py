@@ -3,7 +3,7 @@
 One small vocabulary serves three jobs: the framework checks an action body against the game's
 action shapes (a 400 that names the field, before the rules are asked), the contract is
 generated from the same declarations (`to_schema`, JSON Schema as OpenAPI 3.1 takes it), and a
-`Hidden` field says who may see a value while the game runs (sealing, FAIRNESS.md).
+`Hidden` field says who may see a value while the game runs (sealing, docs/fairness.md).
 """
 
 from __future__ import annotations
@@ -273,7 +273,7 @@ ANY = Shape()
 CARDS = ListOf(Card())
 SEAT = Int(0, 15)
 
-# -- who may see a value: sealed values (FAIRNESS.md) -------------------------------------------
+# -- who may see a value: sealed values (docs/fairness.md) -------------------------------------
 
 EACH = "each"  # a list indexed by seat: element i is seat i's
 Audience = Callable[[dict, dict], "int | str | None"]
@@ -290,7 +290,7 @@ class Hidden(Shape):
     - `until="reveal"`: everybody sees it once a later event of a kind the game marks
       `reveals` has happened (a committed card turned face up);
     - `when`: a function of (data, options) saying whether the value is hidden at all. Like
-      `to`, it may read only what every caller sees (FAIRNESS.md: which values are sealed
+      `to`, it may read only what every caller sees (docs/fairness.md: which values are sealed
       depends only on public information);
     - `items`: a list whose length is public, each element sealed on its own (a caller sees
       how many cards lie face down, as at the table).

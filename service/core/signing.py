@@ -1,4 +1,4 @@
-"""The server's signature over a log's tip (FAIRNESS.md, "Where a log comes from"): Ed25519
+"""The server's signature over a log's tip (docs/fairness.md#where-a-log-comes-from): Ed25519
 over the canonical JSON of the game's id, a version, the hash of the event at that version and
 the id of the key, so that a log carrying it is one this server issued. The events themselves
 do not change: the signature travels beside them.

@@ -44,7 +44,7 @@ class GameState(TypedDict):
     created_at: NotRequired[str]
     at: NotRequired[str]  # the last event's time
     table: NotRequired[Any]  # the game's own: typed by its rules
-    fairness: NotRequired[int]  # the FAIRNESS.md version the game was created under
+    fairness: NotRequired[int]  # the docs/fairness.md version the game was created under
     revealed_at: NotRequired[int]  # the last event that revealed values hidden "until reveal"
     started_at: NotRequired[str]  # the deal's time
     deal: NotRequired[dict]  # a test game's fixed deal

@@ -1,6 +1,6 @@
 """Words for people: a game's rules in short and each option's meaning, in every language the
 viewer speaks. A game gives its own in `texts.py` (`TEXTS`); the options every game has are
-described here. Written for this project, in its own words (the exact rules: RULES.md)."""
+described here. Written for this project, in its own words (the exact rules: docs/rules/)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Check a game's log as FAIRNESS.md says, with nothing but the log: the chain over each event's
-sealed form and every opening given; once the game has ended, the seed against its
+"""Check a game's log as docs/fairness.md says, with nothing but the log: the chain over each
+event's sealed form and every opening given; once the game has ended, the seed against its
 commitment, every nonce, the client seeds and the salt, every draw, every deck's canonical
 order. Then, with the rules (`refold`), the play itself.
 
@@ -34,7 +34,7 @@ def verify(
     never `ok`), incomplete (the log stops before its end: what it holds was checked) or
     failed, with the first failing `version` and `reason`, and what was checked.
 
-    `linked` resumes the chain of a log checked before (FAIRNESS.md version 2): how many of
+    `linked` resumes the chain of a log checked before (docs/fairness.md version 2): how many of
     these very events were linked, the last one's hash and the openings they gave; the caller
     vouches that those events are the same as then (a log in play only grows)."""
     report: dict[str, Any] = {

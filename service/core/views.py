@@ -1,6 +1,6 @@
-"""What a caller may see: the game view of API.md, and each event as the caller receives it.
+"""What a caller may see: the game view of docs/api.md, and each event as the caller receives it.
 
-Seat `None` is a spectator. An event is served in its sealed form (FAIRNESS.md, version 2):
+Seat `None` is a spectator. An event is served in its sealed form (docs/fairness.md, version 2):
 each value the caller may not see is `{"sealed": digest}`; each one it may see is in clear with
 its nonce in `openings`, so every caller can recompute the chain. Once the game has ended
 everybody sees every value, with its opening.
@@ -35,7 +35,7 @@ def _playing(state: dict) -> bool:
     return state["status"] == "playing"
 
 
-# The view of API.md, field by field: each is a function of (state, seat).
+# The view of docs/api.md, field by field: each is a function of (state, seat).
 _FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
     "id": lambda state, seat: state["id"],
     "game": lambda state, seat: state["game"],
@@ -137,7 +137,7 @@ def closed_as_null(event: dict) -> dict:
 
 
 def _shown_v1(event: dict, seat: int | None, state: dict) -> dict:
-    """A game of FAIRNESS.md version 1 (stored before version 2): its events hash the clear
+    """A game of docs/fairness.md version 1 (stored before version 2): its events hash the clear
     values, so while it runs they are served without `hash` and `prev` (those would leak), and
     each value the caller may not see is null."""
     if state["status"] == "finished":

@@ -119,7 +119,7 @@ class Engine:
         return self.audits.ties(game_id, seat)
 
     def verify(self, game_id: str, seat: int | None) -> dict:
-        """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended),
+        """docs/fairness.md's checks of the log as `seat` receives it (everything once it ended),
         and its verdict: a finished game's signature checked against this server's own keys."""
         report = dict(self.audits.verify(game_id, seat))
         state = self.load(game_id)
@@ -249,7 +249,7 @@ class Engine:
     # -- seeds, creating and joining -----------------------------------------------------------
 
     def seed_ticket(self) -> dict:
-        """A fresh server seed, committed before any client seed is chosen (FAIRNESS.md)."""
+        """A fresh server seed, committed before any client seed is chosen (docs/fairness.md)."""
         seed = fairness.new_server_seed()
         ticket = _secrets.token_urlsafe(24)
         expires = moment(self.clock()) + timedelta(seconds=SEED_TICKET_TTL_S)
@@ -272,7 +272,7 @@ class Engine:
         return bytes.fromhex(seed)
 
     def create(self, body: dict, idem_key: str | None = None, client: str = "") -> dict:
-        """Create a game from a validated request body; the answer of API.md (with tokens).
+        """Create a game from a validated request body; the answer of docs/api.md (with tokens).
 
         An idempotency key is scoped to the `client` (its address): the answer holds tokens, so
         a key guessed by someone else must not replay it to them."""

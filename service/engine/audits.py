@@ -78,7 +78,7 @@ class Audits:
         return self._ties(state, self._seen(game_id, seat, state)[2])
 
     def verify(self, game_id: str, seat: int | None) -> dict:
-        """FAIRNESS.md's checks of the log as `seat` receives it (everything once it ended)."""
+        """docs/fairness.md's checks of the log as `seat` receives it (everything once it ended)."""
         state = self.engine.load(game_id)
         if state["status"] == "finished":
             return self.finished(game_id, state)["verify"]

@@ -1,5 +1,5 @@
 """Planning a new game from a create request: the rules' checks, the seats, the tokens to mint,
-the seed, the id; and the answer API.md gives (tokens shown once)."""
+the seed, the id; and the answer docs/api.md gives (tokens shown once)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def _test_id(seed: str, game: str, options: dict, seats: list[dict]) -> str:
 
 
 def answer(plan: Plan, state: dict) -> dict:
-    """API.md's create answer: each human seat's token, shown this once."""
+    """docs/api.md's create answer: each human seat's token, shown this once."""
     seats = []
     for s in plan.seats:
         entry = {k: v for k, v in s.items() if k != "client_seed"}

@@ -1,4 +1,4 @@
-"""The deployment's signing key (FAIRNESS.md, "Where a log comes from"): one Ed25519 key in one
+"""The deployment's signing key (docs/fairness.md#where-a-log-comes-from): one Ed25519 key in one
 file (`BATAYO_SIGNING_KEY`, by default `<BATAYO_DATA_DIR>/signing-key.pem`), made once by
 `batayo keys init` under a file lock, read by every process. A rotation keeps each retired
 public key, by id, in the side file `<key file>.retired.json`, so that the logs it signed still

@@ -112,9 +112,9 @@ class Scheduler:
         return "busy"
 
     def abandon(self, game_id: str) -> str:
-        """End the game as abandoned if it is due (the rules' common ground: no new event for
-        its `abandon_after_s`), through the engine's append, so its end does what every end
-        does (status, archive, audits, the client's cap). Else its idle score is corrected:
+        """End the game as abandoned if it is due (docs/rules/common.md#abandoned-games: no new
+        event for its `abandon_after_s`), through the engine's append, so its end does what every
+        end does (status, archive, audits, the client's cap). Else its idle score is corrected:
         its real deadline if it moved since the score was written, out if it is not in play."""
         from . import MAX_RETRIES, NotFound
 

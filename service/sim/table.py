@@ -115,7 +115,8 @@ class Table:
         return self._take(cmd) if cmd else []
 
     def abandon(self, now: str) -> list[dict]:
-        """End the game as abandoned (the rules' common ground); nothing if not due at `now`."""
+        """End the game as abandoned (docs/rules/common.md#abandoned-games); nothing if not due at
+        `now`."""
         cmd = command.abandon(self.state, self.seed, now)
         return self._take(cmd) if cmd else []
 

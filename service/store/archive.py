@@ -52,7 +52,7 @@ def rebuild(compact: dict, version: int, prev: str, seed: bytes, game_id: str) -
         "data": compact["data"],
         "prev": prev,
     }
-    if "sealed" not in compact:  # FAIRNESS.md version 1: the clear event is hashed
+    if "sealed" not in compact:  # docs/fairness.md version 1: the clear event is hashed
         event["hash"] = event_hash(event)
         return event
     pointers = compact["sealed"]

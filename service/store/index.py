@@ -7,10 +7,10 @@ game is created and when its status changes, never on an ordinary append, so on 
 node is not on every move's path. Listing reads one page of one sorted set, the counts are one
 hash, and the sweep walks only the games in play: none of it grows with the games stored.
 
-The games in play are kept by when they are abandoned if nothing happens (`IDLE`, the rules'
-common ground: no new event for `abandon_after_s`). Its score is written as a game starts and
-then only by the sweep, never by a move: a game's real deadline only moves later as events
-come, so a score is a bound from below, and the sweep that finds it passed looks at the game
+The games in play are kept by when they are abandoned if nothing happens (`IDLE`,
+docs/rules/common.md#abandoned-games: no new event for `abandon_after_s`). Its score is written as a
+game starts and then only by the sweep, never by a move: a game's real deadline only moves later as
+events come, so a score is a bound from below, and the sweep that finds it passed looks at the game
 and either abandons it or writes its real deadline (`Scheduler.abandon_idle`).
 """
 

@@ -60,7 +60,7 @@ def counts(t: Table) -> list[int]:
 
 
 def check_ledgers(t: Table) -> None:
-    """Every draw in the log replays from the seed (FAIRNESS.md)."""
+    """Every draw in the log replays from the seed (docs/fairness.md)."""
     for e in t.events:
         if "rng" in e["data"]:
             problem = fairness.replay_ledger(

@@ -132,8 +132,8 @@ def create(server, body: dict) -> dict:
 
 
 def finished_tied_game(server) -> str:
-    """RULES.md Bataille 4 (tests/test_audit.py `tied_game`): Q against Q, then 7 against 7,
-    then AS takes all; then flipped to the end."""
+    """docs/rules/bataille.md#rule-4 (tests/test_audit.py `tied_game`): Q against Q, then 7 against
+    7, then AS takes all; then flipped to the end."""
     created = create(
         server,
         {

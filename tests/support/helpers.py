@@ -60,13 +60,13 @@ def own(event: dict) -> dict:
 
 
 def is_sealed(value) -> bool:
-    """A value served sealed (FAIRNESS.md: `{"sealed": digest}`), not in clear."""
+    """A value served sealed (docs/fairness.md: `{"sealed": digest}`), not in clear."""
     return isinstance(value, dict) and set(value) == {"sealed"} and len(value["sealed"]) == 64
 
 
 def without_decks(blob):
     """`blob` (an event, its data, any JSON) without the input of each `"deck": true` draw: the
-    canonical deck, which only says which cards exist (FAIRNESS.md), never where they are."""
+    canonical deck, which only says which cards exist (docs/fairness.md), never where they are."""
     if isinstance(blob, dict):
         return {
             k: without_decks(v)

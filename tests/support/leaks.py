@@ -22,7 +22,7 @@ from tests.support import page
 from tests.support.helpers import auth, without_decks
 
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[SHDC](?![0-9A-Za-z])")
-ROYALS = {"JS", "JH", "JD", "JC", "KH"}  # RULES.md BatailleRoylet 1: the King always holds them
+ROYALS = {"JS", "JH", "JD", "JC", "KH"}  # docs/rules/roylet.md#rule-1: the King always holds them
 TOTALS = {"leak_games": 0, "leak_versions": 0, "leak_documents": 0, "leak_attacks": 0}
 ALL_CARDS = [
     r + s
@@ -214,7 +214,7 @@ class Checker:
             self.leaks.setdefault(
                 (self.game, where, "verify"),
                 f"{self.game} {self.gid}: the log {where} gives seat {viewer} at version "
-                f"{version} fails FAIRNESS.md at version {bad}",
+                f"{version} fails docs/fairness.md at version {bad}",
             )
 
 

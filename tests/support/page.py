@@ -1,4 +1,4 @@
-"""FAIRNESS.md version 2 read literally, with the standard library only: the checks a verifier
+"""docs/fairness.md version 2 read literally, with the standard library only: the checks a verifier
 makes without the rules, and what a forger who knows the revealed seed would do to rebuild
 every digest and hash after changing a log. The service's own code is never used here, so
 where the two agree, the service agrees with the page."""

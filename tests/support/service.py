@@ -47,7 +47,7 @@ PACKS = [["QS", "2S", "7S", "4S", "AS", "8S"], ["QH", "3H", "7H", "5H", "KH", "8
 
 
 def tied_game(svc: Service) -> tuple[str, list[str]]:
-    """RULES.md Bataille 4: Q against Q, then 7 against 7, then AS takes all 11 cards."""
+    """docs/rules/bataille.md#rule-4: Q against Q, then 7 against 7, then AS takes all 11 cards."""
     created = svc.client.post(
         "/v1/games",
         json={

@@ -276,7 +276,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             description=(
                 "the server's Ed25519 signature over the canonical JSON of"
                 ' {"context": "batayo-tip-signature/1", "game", "key", "tip", "version"}'
-                " (FAIRNESS.md): the log up to `version`, whose last event's hash is `tip`"
+                " (docs/fairness.md): the log up to `version`, whose last event's hash is `tip`"
             ),
         ),
         "PublicKey": _object(

@@ -4,8 +4,8 @@ Its parts, one module each: `style` (cards, suits, values), `frame` (one frame o
 `client` (the HTTP API and the replay session), `keys` (the `--step` loop); this module is the
 command. In short:
 
-- pure rendering: `render(view, events, ties, ...)` turns the game view of API.md (any game: its
-  `table` is drawn generically), the event log and the tie audit into one rich renderable;
+- pure rendering: `render(view, events, ties, ...)` turns the game view of docs/api.md (any game:
+  its `table` is drawn generically), the event log and the tie audit into one rich renderable;
 - a small HTTP client (`Client`) over stdlib urllib, or over any injected `fetch(path, headers)`
   (the tests pass Flask's test client);
 - the key loop of `--step`: `read_key` reads one key in raw mode, the pure `next_version` maps

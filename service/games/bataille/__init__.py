@@ -1,4 +1,4 @@
-"""La Bataille (`bataille`): RULES.md, Bataille section (seed 004), with its variants.
+"""La Bataille (`bataille`): docs/rules/bataille.md (seed 004), with its variants.
 
 The declarative header (actions, events and what they hide) in `header.py`, the rules in
 `rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py`, the tie

@@ -1,5 +1,5 @@
 """La Bataille's declarative header: its actions, and the events it writes with what each
-hides from whom while the game runs (RULES.md, Bataille)."""
+hides from whom while the game runs (docs/rules/bataille.md)."""
 
 from __future__ import annotations
 

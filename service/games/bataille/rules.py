@@ -1,4 +1,4 @@
-"""La Bataille (War), the rules: RULES.md, Bataille section (seed 004).
+"""La Bataille (War), the rules: docs/rules/bataille.md (seed 004).
 
 The table is a `Table` (below): each seat's pack and won pile, who is out, the pot, what each
 contender has put in the current step, and the cards set aside out of play.
@@ -317,9 +317,9 @@ def _leader_wins(state: State, reason: str) -> dict:
 
 
 def over_budget(state: State) -> dict:
-    """Stuck games: at the event budget the game stops where it is, even within a round or a
-    bataille; the player with the most cards in pack and won pile wins (cards on the table
-    count for nobody), equal leaders draw (reason `event_limit`)."""
+    """docs/rules/common.md#event-budget: at the event budget the game stops where it is, even
+    within a round or a bataille; the player with the most cards in pack and won pile wins (cards on
+    the table count for nobody), equal leaders draw (reason `event_limit`)."""
     return _leader_wins(state, "event_limit")
 
 

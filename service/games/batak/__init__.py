@@ -1,4 +1,4 @@
-"""Batak (`batak`): RULES.md, Batak section (seed 002), auction and team.
+"""Batak (`batak`): docs/rules/batak.md (seed 002), auction and team.
 
 The declarative header (actions, events and what they hide) in `header.py`, the rules in
 `rules.py`, what each seat sees of the table in `view.py`, the bots and the hint in `bots.py`,

@@ -1,5 +1,5 @@
-"""The tie audit of Batak (RULES.md Batak 6: "a tie at the top plays one more deal, again until
-the tie breaks"): one episode per extra deal, from the events as the caller may see them."""
+"""The tie audit of Batak (docs/rules/batak.md#rule-6: "a tie at the top plays one more deal, again
+until the tie breaks"): one episode per extra deal, from the events as the caller may see them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Batak's declarative header: its actions, and the events it writes with what each hides from
-whom while the game runs (RULES.md, Batak): only the deal is hidden, each seat seeing its own
+whom while the game runs (docs/rules/batak.md): only the deal is hidden, each seat seeing its own
 hand; bids, trump, tricks and scores are public."""
 
 from __future__ import annotations

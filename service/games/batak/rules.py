@@ -1,4 +1,4 @@
-"""Batak: RULES.md, Batak section (seed 002). The rules, the reducer and what each seat sees.
+"""Batak: docs/rules/batak.md (seed 002). The rules, the reducer and what each seat sees.
 
 The table is a `Table` (below): the deal in play (its auction, contract, trump and tricks),
 and over the whole game the scores of every deal played.
@@ -157,7 +157,7 @@ def refusal(
 ) -> tuple[str, str] | None:
     """Why `card` may not be played now (a stable code and words), or None if it may.
 
-    RULES.md, Batak, rule 3, in its order: follow suit, and beat the led suit's highest card if
+    docs/rules/batak.md#rule-3, in its order: follow suit, and beat the led suit's highest card if
     you can (even when the trick has been trumped, per `must_overtake_when_trumped`); void: a
     trump, higher than every trump in the trick if you can; neither: any card; leading: no trump
     until trump is broken, unless the hand holds only trumps.
@@ -428,7 +428,8 @@ def _score_deal(cmd) -> None:
 
 def _after_deal(cmd) -> None:
     """Rule 6: `deals` deals; highest total wins; a tie at the top plays one more deal, again until
-    it breaks. Common ground: after `max_rounds` deals the leader wins (`round_limit`)."""
+    it breaks. docs/rules/common.md#round-limit: after `max_rounds` deals the leader wins
+    (`round_limit`)."""
     state = cmd.state
     t, options = state["table"], state["options"]
     played = t["deals_played"]
@@ -456,9 +457,9 @@ def _standing(state) -> tuple[list[int], bool, dict[str, Any]]:
 
 
 def over_budget(state) -> dict:
-    """Stuck games: at the event budget the game stops where it is; the deal in play is not
-    scored, and the highest total of the deals scored wins (in `esli`, the team's), a tie at
-    the top draws (reason `event_limit`)."""
+    """docs/rules/common.md#event-budget: at the event budget the game stops where it is; the deal
+    in play is not scored, and the highest total of the deals scored wins (in `esli`, the team's), a
+    tie at the top draws (reason `event_limit`)."""
     leaders, single, extra = _standing(state)
     played = state["table"]["deals_played"]
     return result(leaders if single else [], "event_limit", played, **extra)

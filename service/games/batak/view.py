@@ -1,5 +1,5 @@
 """What each Batak seat sees: its own hand only; bids, trump, tricks and scores for everyone
-(RULES.md Batak, views)."""
+(docs/rules/batak.md, views)."""
 
 from __future__ import annotations
 

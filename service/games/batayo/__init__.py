@@ -1,4 +1,4 @@
-"""BATAYO (`batayo`): RULES.md, BATAYO section, from seed 000 (official rules V1.4.43).
+"""BATAYO (`batayo`): docs/rules/batayo.md, from seed 000 (official rules V1.4.43).
 
 The declarative header (the action, the events and what each hides from whom) in `header.py`,
 the rules in `rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py`,

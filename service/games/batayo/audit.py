@@ -1,4 +1,4 @@
-"""The tie audit of BATAYO (API.md `GET /v1/games/{id}/ties`): every BATAYO chain and every
+"""The tie audit of BATAYO (docs/api.md `GET /v1/games/{id}/ties`): every BATAYO chain and every
 sudden death, built from the events as the caller may see them (`service.views.redact_event`),
 so a card shows exactly where the event that carries it shows it: a hidden card stays None, and
 a hidden ledger entry stays hidden. Never reads state: only the events given.

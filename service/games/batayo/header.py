@@ -1,5 +1,5 @@
 """BATAYO's declarative header: its action, and the events it writes with what each hides
-from whom while the game runs (RULES.md, BATAYO).
+from whom while the game runs (docs/rules/batayo.md).
 
 Hidden while the game runs: pack orders (nobody, the owner included, sees a face-down pack);
 a hand (its owner: the cards drawn into it, the cards leaving play with it); a committed card

@@ -1,4 +1,4 @@
-"""BATAYO, the rules: RULES.md, BATAYO section (seed 000, official rules V1.4.43).
+"""BATAYO, the rules: docs/rules/batayo.md (seed 000, official rules V1.4.43).
 
 The table is a `Table` (below); every list in it is indexed by seat.
 """
@@ -371,9 +371,9 @@ def _leader_wins(state, reason: str) -> dict:
 
 
 def over_budget(state) -> dict:
-    """Stuck games: at the event budget the game stops where it is, even within a trick or a
-    BATAYO; the player still in with the most cards in hand and pack wins (cards put down in
-    the trick count for nobody), equal leaders draw (reason `event_limit`)."""
+    """docs/rules/common.md#event-budget: at the event budget the game stops where it is, even
+    within a trick or a BATAYO; the player still in with the most cards in hand and pack wins (cards
+    put down in the trick count for nobody), equal leaders draw (reason `event_limit`)."""
     return _leader_wins(state, "event_limit")
 
 

@@ -1,4 +1,4 @@
-"""BatailleRoylet (`roylet`): RULES.md, BatailleRoylet section (seed 003).
+"""BatailleRoylet (`roylet`): docs/rules/roylet.md (seed 003).
 
 Three seats: seat 0 the King, seats 1 and 2 the Allies. The declarative header (the action,
 the events and what each hides from whom) in `header.py`, the rules and the reducer in

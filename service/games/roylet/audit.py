@@ -1,6 +1,6 @@
-"""The tie audit of BatailleRoylet (API.md `GET /v1/games/{id}/ties`): every void round.
+"""The tie audit of BatailleRoylet (docs/api.md `GET /v1/games/{id}/ties`): every void round.
 
-A battle never ties (RULES.md BatailleRoylet 3), so the game's ties are its void rounds (rule
+A battle never ties (docs/rules/roylet.md#rule-3), so the game's ties are its void rounds (rule
 8): the Allies captured a forbidden combination without holding more tricks, and the round is
 replayed. Built from the events as the caller may see them (`service.views.redact_event`): a
 face-down card shows in its `played` record only where that event shows it (its owner, or

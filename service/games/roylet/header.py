@@ -1,5 +1,5 @@
 """BatailleRoylet's declarative header: its action, and the events it writes with what each
-hides from whom while the game runs (RULES.md, BatailleRoylet).
+hides from whom while the game runs (docs/rules/roylet.md).
 
 Hidden while the game runs: every hand but the viewer's own (an Ally never sees the other
 Ally's hand: the Allies get no channel), the 20 cards out of play, and the face-down card of a

@@ -1,8 +1,8 @@
-"""BatailleRoylet: the rules (RULES.md, BatailleRoylet section, seed 003), command side and reducer.
+"""BatailleRoylet: the rules (docs/rules/roylet.md, seed 003), command side and reducer.
 
 Seat 0 is the King, seats 1 and 2 the Allies. The table is a `Table` (below).
 
-Decisions where RULES.md leaves room (documented in the module and the final report):
+Decisions where the French text leaves room (here and in docs/rules/roylet.md):
 
 - Either Ally may play first, and picks the face: the first card of a battle takes the face it
   asks for, the other Ally then has the other face only. The King plays once both Allies' cards
@@ -391,9 +391,9 @@ def _end_round(cmd, winner: str, reason: str) -> None:
 
 
 def over_budget(state: State) -> dict:
-    """Stuck games: at the event budget the game stops where it is; the King has not survived
-    his rounds and the Allies have not beaten him often enough in a row, so nobody wins: a
-    draw (reason `event_limit`)."""
+    """docs/rules/common.md#event-budget: at the event budget the game stops where it is; the King
+    has not survived his rounds and the Allies have not beaten him often enough in a row, so nobody
+    wins: a draw (reason `event_limit`)."""
     return _result(state, [], "event_limit")
 
 
