@@ -217,3 +217,33 @@ def test_the_checked_client_refuses_an_answer_the_contract_does_not_allow():
         checks.check("GET", url, answer({}, status=304, ETag="12"))  # an ETag is quoted
     with pytest.raises(AssertionError):
         checks.check("GET", "/healthz", Response("ok", mimetype="text/html"))
+
+
+def test_query_parameters_are_the_request_schemas_own_bounds():
+    """Each query's bounds and default are written once, in service/api/schemas.py: the
+    contract's parameters are made from them."""
+    from service.api import schemas
+
+    spec = yaml.safe_load(SPEC.read_text())
+    routes = {
+        "/v1/games": ("get", schemas.ListQuery),
+        "/v1/games/{game_id}": ("get", schemas.ViewQuery),
+        "/v1/games/{game_id}/events": ("get", schemas.EventsQuery),
+        "/v1/games/{game_id}/ties": ("get", schemas.TiesQuery),
+        "/v1/games/{game_id}/stream": ("get", schemas.StreamQuery),
+    }
+    for path, (method, schema) in routes.items():
+        params = {
+            p["name"]: p["schema"]
+            for p in spec["paths"][path][method]["parameters"]
+            if p.get("in") == "query"
+        }
+        assert set(params) == set(schema._declared_fields), path
+        for name, field in schema._declared_fields.items():
+            for rule in field.validators:
+                if hasattr(rule, "max") and rule.max is not None and "$ref" not in params[name]:
+                    bound = "maximum" if params[name]["type"] == "integer" else "maxLength"
+                    assert params[name][bound] == rule.max, (path, name)
+    events = spec["paths"]["/v1/games/{game_id}/events"]["get"]["parameters"]
+    limit = next(p for p in events if p.get("name") == "limit")["schema"]
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 1000, 100)

@@ -28,7 +28,11 @@ def whole_number(text: str) -> int | None:
     return int(text) if DIGITS.fullmatch(text) else None
 
 
-HEX64 = validate.Regexp(r"^[0-9a-fA-F]{64}$", error="must be 64 hexadecimal characters")
+# the patterns a request's text must match, written once: the contract quotes them
+SEED_PATTERN = r"^[0-9a-fA-F]{64}$"
+GAME_ID_PATTERN = r"^[0-9a-f]{16}$"
+TICKET_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+HEX64 = validate.Regexp(SEED_PATTERN, error="must be 64 hexadecimal characters")
 
 
 def _plain(value: str) -> None:
@@ -124,10 +128,10 @@ class CreateGame(Strict):
     seed = fields.String(validate=HEX64)
     deal = fields.Dict()
     id = fields.String(
-        validate=validate.Regexp(r"^[0-9a-f]{16}$", error="must be 16 lowercase hex digits")
+        validate=validate.Regexp(GAME_ID_PATTERN, error="must be 16 lowercase hex digits")
     )
     seed_ticket = fields.String(
-        validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$", error="is not a seed ticket")
+        validate=validate.Regexp(TICKET_PATTERN, error="is not a seed ticket")
     )
 
 

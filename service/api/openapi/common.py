@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core import plain
 from ...core.texts import LANGS
+from ..schemas import GAME_ID_PATTERN
 
 HEALTH_PARTS = {
     "store": {"type": "string", "enum": ["ok", "down"]},
@@ -83,7 +84,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "retry_after": {"type": "integer", "description": "rate_limited: seconds to wait"},
     }
     return {
-        "GameId": {"type": "string", "pattern": "^[0-9a-f]{16}$", "examples": ["3f2a9c0d1e4b5a67"]},
+        "GameId": {"type": "string", "pattern": GAME_ID_PATTERN, "examples": ["3f2a9c0d1e4b5a67"]},
         "GameName": {"type": "string", "enum": games},
         "Status": {"type": "string", "enum": ["open", "playing", "finished"]},
         "Sealed": {

@@ -12,6 +12,7 @@ from typing import Any
 from ...core.game import Game, Option
 from ...core.options import ADDED_LATER, options_of
 from ...core.shapes import ANY, Event, Opt
+from ..schemas import SEED_PATTERN, TICKET_PATTERN
 from .common import HEX64, SEALED, TIME, ref
 
 LIFECYCLE = ("created", "seat_taken", "ended")
@@ -324,7 +325,7 @@ def _create(game: Game, p: str) -> dict:
             },
             "seed": {
                 "type": "string",
-                "pattern": "^[0-9a-fA-F]{64}$",
+                "pattern": SEED_PATTERN,
                 "description": "test games only (server setting BATAYO_TEST_GAMES=1)",
             },
             "deal": {**_deal(game), "description": "test games only: the starting cards"},
@@ -334,7 +335,7 @@ def _create(game: Game, p: str) -> dict:
             },
             "seed_ticket": {
                 "type": "string",
-                "pattern": "^[A-Za-z0-9_-]{16,64}$",
+                "pattern": TICKET_PATTERN,
                 "description": "a ticket from POST /v1/seeds: the game takes the seed committed there",
             },
         },

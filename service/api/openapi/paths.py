@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schemas import EventsQuery, ListQuery, StreamQuery, TiesQuery, ViewQuery
 from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
 from .common import ref
+from .queries import query
 
 SPECTATOR_OR_SEAT: list[dict] = [{}, {"seatToken": []}]
 SEAT_ONLY: list[dict] = [{"seatToken": []}]
 NOBODY: list[dict] = [{}]
 
 # query bounds: exactly what `service.api.schemas` accepts (a query integer has 1 to 15 digits)
-QUERY_MAX = 10**15 - 1
 
 
 def _json(schema: dict, description: str, headers: dict | None = None, **more: Any) -> dict:
@@ -48,20 +49,6 @@ def _problems(*statuses: int) -> dict:
 
 def _param(name: str) -> dict:
     return {"$ref": f"#/components/parameters/{name}"}
-
-
-def _query(name: str, schema: dict, description: str = "") -> dict:
-    out: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": schema}
-    if description:
-        out["description"] = description
-    return out
-
-
-def _int(minimum: int, maximum: int = QUERY_MAX, default: int | None = None) -> dict:
-    out: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": maximum}
-    if default is not None:
-        out["default"] = default
-    return out
 
 
 def _game_links(source: str) -> dict:
@@ -212,10 +199,10 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 NOBODY,
                 {"200": _json(ref("GameList"), "A page of games.", RATE_HEADERS), **_problems(400)},
                 parameters=[
-                    _query("game", ref("GameName")),
-                    _query("status", ref("Status")),
-                    _query("limit", _int(1, 100, 20)),
-                    _query("offset", _int(0, 100_000, 0)),
+                    query(ListQuery, "game", shape=ref("GameName")),
+                    query(ListQuery, "status", shape=ref("Status")),
+                    query(ListQuery, "limit"),
+                    query(ListQuery, "offset"),
                 ],
             ),
         },
@@ -231,7 +218,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 },
                 parameters=[
                     game,
-                    _query("at", _int(1), "the view as of this version (a replay)"),
+                    query(ViewQuery, "at", "the view as of this version (a replay)"),
                     _param("IfNoneMatch"),
                 ],
             )
@@ -286,8 +273,8 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 },
                 parameters=[
                     game,
-                    _query("after", _int(0, default=0), "the version to start after"),
-                    _query("limit", _int(1, 1000, 100)),
+                    query(EventsQuery, "after", "the version to start after"),
+                    query(EventsQuery, "limit"),
                     _param("IfNoneMatch"),
                 ],
             )
@@ -356,9 +343,9 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 },
                 parameters=[
                     game,
-                    _query("kind", {"type": "string", "maxLength": 32}),
-                    _query("offset", _int(0, 1_000_000, 0)),
-                    _query("limit", _int(1, 500, 50)),
+                    query(TiesQuery, "kind"),
+                    query(TiesQuery, "offset"),
+                    query(TiesQuery, "limit"),
                 ],
             )
         },
@@ -384,10 +371,10 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 "gap and no repeat.",
                 parameters=[
                     game,
-                    _query("after", _int(0), "the version to start after"),
-                    _query(
+                    query(StreamQuery, "after", "the version to start after"),
+                    query(
+                        StreamQuery,
                         "view",
-                        {"type": "integer", "enum": [0, 1], "default": 0},
                         "1: after each batch of events (and first, on connect), the caller's "
                         "game view as a message of its own (`event: view`), so a seat can play "
                         "from its stream alone",
@@ -434,10 +421,10 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 description=SOCKET_DESCRIPTION,
                 parameters=[
                     game,
-                    _query("after", _int(0), "the version to start after"),
-                    _query(
+                    query(StreamQuery, "after", "the version to start after"),
+                    query(
+                        StreamQuery,
                         "view",
-                        {"type": "integer", "enum": [0, 1], "default": 0},
                         "1: the caller's game view as a frame of its own (`SocketView`) on "
                         "connecting and after each batch of events",
                     ),

@@ -1,0 +1,54 @@
+"""A route's query parameters, from the marshmallow schema that checks them
+(service/api/schemas.py): each bound and default is written once, where the request is checked,
+and the contract says the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+QUERY_MAX = 10**15 - 1  # the largest whole number a query takes without a bound of its own
+
+
+def _schema_of(field: fields.Field) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "integer" if isinstance(field, fields.Integer) else "string"}
+    for rule in field.validators:
+        if isinstance(rule, validate.Range):
+            if rule.min is not None:
+                out["minimum"] = rule.min
+            if rule.max is not None:
+                out["maximum"] = rule.max
+        elif isinstance(rule, validate.Length):
+            if rule.min:
+                out["minLength"] = rule.min
+            if rule.max is not None:
+                out["maxLength"] = rule.max
+        elif isinstance(rule, validate.OneOf):
+            out["enum"] = list(rule.choices)
+    if out["type"] == "integer" and "enum" not in out:
+        out.setdefault("maximum", QUERY_MAX)
+    default = field.load_default
+    if isinstance(default, int | str) and not callable(default):
+        out["default"] = default
+    return out
+
+
+def query(
+    schema: type[Schema],
+    name: str,
+    description: str = "",
+    shape: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The parameter `name` of `schema`; `shape` replaces its generated schema where the
+    contract names a shared component instead (a game's name, a status)."""
+    field = schema._declared_fields[name]
+    out: dict[str, Any] = {
+        "name": name,
+        "in": "query",
+        "required": bool(field.required),
+        "schema": shape if shape is not None else _schema_of(field),
+    }
+    if description:
+        out["description"] = description
+    return out
