@@ -350,6 +350,8 @@ class Session:
             return self._refuse(ident, body)
         frame = wsframes.text({"acted": {"id": ident, "version": version}})
         with self.lock:
+            if self.ws.state is not ConnectionState.OPEN:
+                return  # the close frame is out: no data frame may follow it (RFC 6455 5.5.1)
             if self.sent_upto >= version:  # its events are out already (or it was a replay)
                 self._write(frame)
             else:
@@ -409,7 +411,9 @@ class Session:
     def _refuse(self, ident: str | int | None, problem: dict | Problem) -> None:
         if isinstance(problem, Problem):
             problem = problem_body(problem.status, problem.code, problem.detail, **problem.extra)
-        self._send(wsframes.text({"refused": {"id": ident, "problem": problem}}))
+        with self.lock:
+            if self.ws.state is ConnectionState.OPEN:  # never a data frame after the close
+                self._write(wsframes.text({"refused": {"id": ident, "problem": problem}}))
 
     # server to client
 
