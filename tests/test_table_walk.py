@@ -5,6 +5,10 @@ actions and there is nothing to click for one of them, and on a page that stays 
 game. At the end the table keeps the last play, a result banner offers a rematch and a new
 game, and a spectator who watched live sees what a reload shows. Screenshots of each table
 and end screen (desktop and phone) go to tests/artifacts/ (walk-<name>-*.png).
+
+The service is `batayo serve` (tests/support/browser.py `socket_server`), so the pages play
+and watch over the game's WebSocket, as they do by default; one walk runs in a browser with no
+WebSocket, over the page's fallback (the event stream and POST).
 """
 
 from __future__ import annotations
@@ -21,6 +25,14 @@ from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
+
+NO_WEBSOCKET = "delete window.WebSocket;"  # a browser without it: the page falls back
+FALLBACK_WALKS = {"batayo-sse": "batayo"}  # name: the game walked over the fallback
+
+
+@pytest.fixture(scope="module")
+def server(socket_server):
+    return socket_server
 
 PHONE = {"width": 375, "height": 740}
 MAX_CLICKS = 100
@@ -212,14 +224,36 @@ def same_last_play(page, expected: dict, timeout: float = 5.0) -> None:
     assert got == expected, f"{page.url}: the last play drawn {got}, on a reload {expected}"
 
 
-@pytest.mark.parametrize("name", list(GAMES))
+def socket_urls(page) -> list[str]:
+    return [ws.url for ws in page.sockets]
+
+
+def opened(page, what: str) -> list[str]:
+    """The requests of the page whose "METHOD url" contains `what`."""
+    return [r for r in page.requests if what in r]
+
+
+@pytest.mark.parametrize("name", [*GAMES, *FALLBACK_WALKS])
 def test_every_game_walks_to_its_end_through_the_page(server, browser, open_page, name):
-    body, seat = GAMES[name]
+    game = FALLBACK_WALKS.get(name, name)
+    over_socket = name not in FALLBACK_WALKS
+    body, seat = GAMES[game]
     created = create(server, body)
     gid, token = created["id"], created["seats"][seat]["token"]
-    watcher = open_page(f"/games/{gid}")  # a spectator following live
-    page = open_page(f"/games/{gid}?token={token}")
+    script = None if over_socket else NO_WEBSOCKET
+    watcher = open_page(f"/games/{gid}", init_script=script)  # a spectator following live
+    page = open_page(f"/games/{gid}?token={token}", init_script=script)
     final, clicks = walk(server, page, gid, token, seat, name)
+    if over_socket:
+        # the moves went as `act` frames, the events and views came on the socket
+        for p in (page, watcher):
+            assert [u.split("?")[0] for u in socket_urls(p)] == [f"ws{server.base[4:]}/v1/games/{gid}/socket"]
+            assert opened(p, f"/v1/games/{gid}/stream") == []
+        assert opened(page, f"POST {server.base}/v1/games/{gid}/actions") == []
+    else:
+        for p in (page, watcher):
+            assert socket_urls(p) == [] and len(opened(p, f"/v1/games/{gid}/stream")) >= 1
+        assert len(opened(page, f"POST {server.base}/v1/games/{gid}/actions")) == clicks
     assert clicks >= 1
     result = final["result"]
 

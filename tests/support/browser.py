@@ -11,6 +11,7 @@ instead under BATAYO_REQUIRE_BROWSER, as in CI).
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from service.engine import Engine
 from service.engine.dispatch import InlineDispatcher
 from service.store import Store
 from tests.support.service import PACKS
+from tests.support.serving import call, serve
 
 try:
     from playwright.sync_api import sync_playwright
@@ -82,6 +84,62 @@ def server():
     engine.dispatcher.stop()
 
 
+class HttpClient:
+    """The few calls of Flask's test client the browser tests make (`get`, `post`; answers with
+    `status_code` and `json`), over HTTP to a server process."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def _call(self, method: str, path: str, body=None, headers=None) -> SimpleNamespace:
+        status, data, _ = call(self.port, method, path, body, headers=headers)
+        return SimpleNamespace(status_code=status, json=data)
+
+    def get(self, path: str, headers: dict | None = None) -> SimpleNamespace:
+        return self._call("GET", path, headers=headers)
+
+    def post(self, path: str, json: dict | None = None, headers: dict | None = None):
+        return self._call("POST", path, json, headers)
+
+
+@pytest.fixture(scope="module")
+def socket_server(tmp_path_factory):
+    """`batayo serve` (gevent, as in production), which takes WebSocket upgrades: for a module
+    whose pages play and watch over the game's socket, as its `server` fixture. Fixed deals
+    accepted, no rate limits (as `server`), its embedded store and in-process bot worker."""
+    _require_browser()
+    env = {"BATAYO_TEST_GAMES": "1", "BATAYO_RATE_LIMIT_TOKEN": "0"}
+    process = serve(tmp_path_factory.mktemp("browser-serve"), env)
+    yield SimpleNamespace(
+        base=f"http://127.0.0.1:{process.port}",
+        client=HttpClient(process.port),
+        process=process,
+        sockets=True,
+    )
+    process.stop()
+    text = process.text()
+    assert "Traceback" not in text and '"level": "error"' not in text, text[-3000:]
+
+
+def _require_browser() -> None:
+    missing = None
+    if sync_playwright is None:
+        missing = "playwright is not installed (pip install playwright)"
+    elif not CHROMIUM.exists():
+        missing = "no /usr/bin/chromium (apt-get install chromium)"
+    if missing and os.environ.get("BATAYO_REQUIRE_BROWSER"):
+        pytest.fail(missing)
+    if missing:
+        pytest.skip(missing)
+
+
+# werkzeug's server (`server`) cannot take a WebSocket upgrade (426): Chromium logs the refused
+# handshake as a console error, and the page follows over the event stream and POST instead
+# (api.js `socket`'s fallback), which is what those pages then test. On `socket_server` a
+# failed socket is an error like any other.
+SOCKET_REFUSED = re.compile(r"^WebSocket connection to 'ws://[^']*/v1/games/[0-9a-f]+/socket[?'].* failed")
+
+
 @pytest.fixture(scope="module")
 def browser(server):
     with sync_playwright() as p:
@@ -98,12 +156,26 @@ class Page(SimpleNamespace):
 def open_page(browser, server):
     contexts, pages = [], []
 
-    def opener(path: str, width: int = 1100, height: int = 900):
+    def opener(path: str, width: int = 1100, height: int = 900, init_script: str | None = None):
+        """The page at `path`; `page.requests` ("METHOD url") and `page.sockets` (WebSocket
+        URLs) list what it opened, from its first request on. `init_script` runs before the
+        page's own scripts."""
         context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
         page = context.new_page()
+        if init_script:
+            page.add_init_script(init_script)
+        page.requests, page.sockets = [], []
+        page.on("request", lambda r: page.requests.append(f"{r.method} {r.url}"))
+        page.on("websocket", lambda ws: page.sockets.append(ws))
         errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        refused_ok = not getattr(server, "sockets", False)
+
+        def on_console(m) -> None:
+            if m.type == "error" and not (refused_ok and SOCKET_REFUSED.match(m.text)):
+                errors.append(m.text)
+
+        page.on("console", on_console)
         page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
         page.set_default_timeout(10_000)
         page.goto(server.base + path)

@@ -155,28 +155,182 @@ export function follow(id, { after = 0, token, onEvent, onEnd, onState }) {
   };
 }
 
+// ---- live over a WebSocket: GET /v1/games/{id}/socket -----------------------------------
+
+/**
+ * Follow a game over its WebSocket and play on it: the same contract as `follow` (each event
+ * once, in order, resuming after the last version on any close but the game's end), plus the
+ * views the server pushes (`view=1`: `onView(view)` after each batch) and `act(body)`, sent as
+ * an `act` frame and answered by `acted` (resolves `{version}`) or `refused` (rejects with the
+ * ApiError the POST would have thrown).
+ *
+ * The token never goes in the URL: a browser cannot set `Authorization` on a WebSocket, so a
+ * seat offers the subprotocol `batayo.v1` and sends `{"auth": TOKEN}` first; a spectator
+ * offers none and sends nothing. Close 1000 comes after a finished game's last event (the
+ * end: no reconnection); 1008 says the token is refused (stop); anything else reconnects with
+ * `after` = the last version received, and the actions not yet answered are sent again with
+ * the same idempotency key (the server answers a repeat with the first one's answer).
+ *
+ * When the socket cannot open at all (no WebSocket in this browser, or the first upgrade
+ * refused or failing), it falls back to `fallback` (server-sent events, `follow`) for the
+ * events and to `POST …/actions` for `act`, for the rest of the page's life.
+ */
+export function socket(id, { after = 0, token, onEvent, onView, onEnd, onState, fallback = follow }) {
+  let last = after;
+  let stopped = false;
+  let ended = false;
+  let opened = false; // a socket opened once: later closes reconnect rather than fall back
+  let ws = null;
+  let retry = null;
+  let delay = 500;
+  let sse = null; // the fallback's follower, once the socket could not open
+  let serial = 0;
+  const waiting = new Map(); // id -> {frame, resolve, reject}: actions not answered yet
+
+  function url() {
+    const address = new URL(`/v1/games/${id}/socket${query({ after: last || undefined, view: 1 })}`, location.href);
+    address.protocol = address.protocol === "https:" ? "wss:" : "ws:";
+    return address.href;
+  }
+
+  function fallBack() {
+    if (stopped || sse) return;
+    ws = null;
+    sse = fallback(id, { after: last, token, onEvent: deliver, onEnd, onState });
+    // what was sent on no socket is posted now (each answer as the POST gives it)
+    for (const [key, w] of waiting) {
+      waiting.delete(key);
+      act(id, w.action, token).then((answer) => w.resolve({ version: answer.game.version, game: answer.game }), w.reject);
+    }
+  }
+
+  function deliver(event) {
+    if (event.version <= last) return;
+    last = event.version;
+    if (event.type === "ended") ended = true;
+    onEvent(event);
+  }
+
+  function answer(key, settle) {
+    const w = waiting.get(key);
+    if (!w) return;
+    waiting.delete(key);
+    settle(w);
+  }
+
+  function connect() {
+    retry = null;
+    if (stopped) return;
+    if (typeof WebSocket !== "function") return fallBack();
+    let me;
+    try {
+      me = token ? new WebSocket(url(), "batayo.v1") : new WebSocket(url());
+    } catch {
+      return fallBack();
+    }
+    ws = me;
+    me.onopen = () => {
+      if (me !== ws) return;
+      opened = true;
+      delay = 500;
+      if (token) me.send(JSON.stringify({ auth: token }));
+      onState?.("live");
+      for (const w of waiting.values()) me.send(w.frame);
+    };
+    me.onmessage = (message) => {
+      if (me !== ws || stopped) return;
+      let msg;
+      try {
+        msg = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      if (msg.event) deliver(msg.event);
+      else if (msg.view) onView?.(msg.view);
+      else if (msg.acted) answer(String(msg.acted.id), (w) => w.resolve({ version: msg.acted.version }));
+      else if (msg.refused && msg.refused.id !== null) {
+        const problem = msg.refused.problem;
+        answer(String(msg.refused.id), (w) => w.reject(new ApiError(problem?.status || 400, problem)));
+      }
+    };
+    me.onclose = (close) => {
+      if (me !== ws) return;
+      ws = null;
+      if (stopped) return;
+      if (!opened) return fallBack(); // refused or unreachable from the start
+      if (close.code === 1000) {
+        // The game is over: its last event came; nothing to resume. An action still
+        // unanswered was the one that ended it, or came too late to matter: either way what
+        // it answers is the final view, which comes next.
+        ended = true;
+        onState?.("ended");
+        onEnd?.();
+        for (const [key, w] of waiting) (waiting.delete(key), w.resolve({ version: last }));
+        return;
+      }
+      if (close.code === 1008) {
+        stopped = true;
+        onState?.("stopped");
+        for (const [key, w] of waiting) (waiting.delete(key), w.reject(new ApiError(401, { code: "unauthorized", detail: close.reason || "the token was refused" })));
+        return;
+      }
+      onState?.("reconnecting");
+      retry = setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 8000);
+    };
+  }
+
+  connect();
+
+  return {
+    /** Whether views come with the events (no need to fetch one after each event). */
+    pushesViews: () => !sse,
+    act(action) {
+      if (sse) return act(id, action, token).then((answer) => ({ version: answer.game.version, game: answer.game }));
+      const key = `a${++serial}`;
+      // an idempotency key, so that a frame sent again after a reconnection acts once
+      const idem = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${serial}`;
+      const frame = JSON.stringify({ act: action, id: key, key: idem });
+      return new Promise((resolve, reject) => {
+        waiting.set(key, { action, frame, resolve, reject });
+        if (ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
+      });
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(retry);
+      ws?.close(1000);
+      ws = null;
+      sse?.stop();
+    },
+  };
+}
+
 // ---- following a game: views and events in version order, never backwards ---------------
 
 /**
  * Follow a game live: the one way the page hears of a game's progress. `onEvent(event)` gets
  * each event and `onView(view)` each view, both in version order, and neither ever goes
- * backwards: whatever brings a view (a refresh after an event, the answer to one's own
- * action handed in with `offer`, a reconnection), one not newer than the view last delivered
+ * backwards: whatever brings a view (a refresh after an event, a view pushed on the socket,
+ * the answer to one's own action, a reconnection), one not newer than the view last delivered
  * is dropped. So an answer that comes after a newer refresh never hides the move, and a
  * refresh that started before our action never undoes it. `onEnd(view)` comes once, after
  * the final view (the game's end) was delivered.
  *
  * `view` is the view the page starts from (its version is where the events resume). The
- * transport only brings events (`transport(id, {after, token, onEvent, onEnd, onState})`,
- * returning `{stop()}`); today it is `follow` (server-sent events); another (a WebSocket) can
- * take its place with no change to the page. Views are fetched when events come: at most one
- * request at a time and one every `gap` ms, however fast the bots play (the API is
- * rate-limited per client and per token).
+ * transport brings the events (`transport(id, {after, token, onEvent, onView, onEnd,
+ * onState})`, returning `{stop()}` and optionally `act(body)` and `pushesViews()`): by
+ * default `socket` (the game's WebSocket, which pushes views and carries our actions, and
+ * falls back to server-sent events and POST when it cannot open); `follow` is server-sent
+ * events alone. When the transport does not push views, they are fetched when events come:
+ * at most one request at a time and one every `gap` ms, however fast the bots play (the API
+ * is rate-limited per client and per token).
  *
- * Returns {offer(view) -> whether it was delivered, refresh(), view() (the newest view
- * delivered), version() (the newest version heard of), stop()}.
+ * Returns {act(body) -> the answer {version, game?} (rejects with an ApiError), offer(view)
+ * -> whether it was delivered, refresh(), view() (the newest view delivered), version() (the
+ * newest version heard of), stop()}.
  */
-export function followGame(id, { view, token, onView, onEvent, onEnd, onState, transport = follow, gap = 200 }) {
+export function followGame(id, { view, token, onView, onEvent, onEnd, onState, transport = socket, gap = 200 }) {
   let newest = view;
   let heard = view.version;
   let lastEvent = view.version;
@@ -233,6 +387,7 @@ export function followGame(id, { view, token, onView, onEvent, onEnd, onState, t
     }
   }
 
+  const pushed = () => stream?.pushesViews?.() === true;
   const stream = ended
     ? null
     : transport(id, {
@@ -244,16 +399,33 @@ export function followGame(id, { view, token, onView, onEvent, onEnd, onState, t
           heard = Math.max(heard, event.version);
           if (event.type === "ended") ended = true;
           onEvent?.(event);
-          refresh();
+          if (!pushed()) refresh(); // else the batch's view follows its events
+        },
+        onView(next) {
+          if (!offer(next)) sayEnd();
         },
         onEnd() {
           ended = true;
-          refresh();
+          if (newest.status === "finished" && newest.version >= heard) sayEnd();
+          else refresh();
         },
         onState: (state) => onState?.(state),
       });
 
+  /** Play `action` (one of the view's legal_actions, exactly as listed) on the transport
+   * (an `act` frame on the socket), or by POST when it has no way to act. */
+  async function play(action) {
+    const answer = stream?.act
+      ? await stream.act(action)
+      : await act(id, action, token).then((a) => ({ version: a.game.version, game: a.game }));
+    heard = Math.max(heard, answer.version);
+    if (answer.game) offer(answer.game);
+    if (newest.version < answer.version) refresh();
+    return answer;
+  }
+
   return {
+    act: play,
     offer,
     refresh,
     view: () => newest,

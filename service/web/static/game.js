@@ -5,11 +5,13 @@
 //   GET  /v1/games/{id}            the view now, as a spectator or as the token's seat
 //   GET  /v1/games/{id}?at=N       the same view as of version N (the timeline)
 //   GET  /v1/games/{id}/events     the events around the version shown (event line, last round)
-//   GET  /v1/games/{id}/stream     live events while the game runs (the `id:` is the version)
+//   GET  /v1/games/{id}/socket     live events and views, and our actions, on a WebSocket
+//   GET  /v1/games/{id}/stream     live events while the game runs, when no socket opens
 //   GET  /v1/games/{id}/ties       every tie, step by step, with the versions of each step
 //   GET  /v1/games/{id}/verify     the hash chain and every random draw, checked
 //   GET  /v1/rules                 the rules in words (the "How to play" box)
-//   POST /v1/games/{id}/actions    one of the view's `legal_actions`, exactly as listed
+//   POST /v1/games/{id}/actions    one of the view's `legal_actions`, exactly as listed (when
+//                                  there is no socket; on one, the same body as an `act` frame)
 //   POST /v1/games/{id}/join       take an open seat
 //   POST /v1/games                 a rematch with the same settings
 
@@ -32,6 +34,7 @@ const page = {
   status: null,
   following: true,
   live: null, // api.js followGame: the views and events of the game as it goes on
+  transport: null, // api.js socket (the default) or follow (?transport=sse)
   request: 0, // increases with every replay request: only the newest answer is shown
   autoplay: null,
   eventCache: new Map(),
@@ -58,6 +61,9 @@ async function start() {
     history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
   }
   page.token = API.savedToken(gameId);
+  // The game's WebSocket by default (it falls back to the event stream and POST by itself
+  // when it cannot open); `?transport=sse` uses the event stream and POST from the start.
+  page.transport = params.get("transport") === "sse" ? API.follow : API.socket;
   wireControls();
 
   let view;
@@ -113,6 +119,7 @@ function startFollowing(view) {
   page.live = API.followGame(gameId, {
     view,
     token: page.token,
+    transport: page.transport,
     onEvent(event) {
       page.eventCache.set(event.version, event); // the event line and last round need no request
       page.latest = Math.max(page.latest, event.version);
@@ -612,9 +619,11 @@ function renderYou(view) {
 }
 
 /**
- * Post an action: the exact body from `legal_actions`. No If-Match here on purpose: in games
- * where seats move at once (BATAYO, Bataille), a bot's move between our view and our click
- * bumps the version without making our move illegal; the server checks legality anyway.
+ * Play an action: the exact body from `legal_actions`, through the follower (an `act` frame on
+ * the game's WebSocket, or `POST …/actions` when there is none). No If-Match here on purpose:
+ * in games where seats move at once (BATAYO, Bataille), a bot's move between our view and our
+ * click bumps the version without making our move illegal; the server checks legality anyway.
+ * A refusal says its problem's detail and code, then the page waits for the next view.
  */
 async function post(action) {
   if (page.busy) return;
@@ -623,12 +632,14 @@ async function post(action) {
   for (const b of document.querySelectorAll("#you button")) b.disabled = true;
   setMessage("");
   try {
-    const answer = await API.act(gameId, action, page.token);
-    page.latest = Math.max(page.latest, answer.game.version);
+    const live = page.live;
+    const answer = await live.act(action);
+    page.latest = Math.max(page.latest, answer.version);
     page.following = true;
     page.handKey = "";
-    // Through the follower: drawn unless a newer view was drawn meanwhile (never step back).
-    if (!page.live.offer(answer.game)) show(page.live.view());
+    // The follower delivered the answer's view (the POST's, or the socket's pushed before
+    // its `acted`) unless a newer one was drawn meanwhile: draw its newest (never step back).
+    if (live === page.live) show(live.view());
   } catch (error) {
     setMessage(`${error.message} (${error.code})`);
     page.handKey = "";
