@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.support.browser import auth, create, shot
+from tests.support.browser import auth, create, record_console_errors, shot
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
@@ -201,7 +201,7 @@ def test_the_table_speaks_the_players_language_not_the_developers(
     context = browser.new_context(locale=locale)
     page = context.new_page()
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    record_console_errors(page, server, errors)
     page.goto(f"{server.base}/games/{gid}?token={token}")
     summary = page.locator("#summary")
     expect(summary).to_contain_text(f"{dealer}: {bot} bot 1" if locale == "tr-TR" else dealer)

@@ -140,6 +140,17 @@ def _require_browser() -> None:
 SOCKET_REFUSED = re.compile(r"^WebSocket connection to 'ws://[^']*/v1/games/[0-9a-f]+/socket[?'].* failed")
 
 
+def record_console_errors(page, server, errors: list[str]) -> None:
+    """Append the page's console errors to `errors` (but a socket `server` cannot take)."""
+    refused_ok = not getattr(server, "sockets", False)
+
+    def on_console(m) -> None:
+        if m.type == "error" and not (refused_ok and SOCKET_REFUSED.match(m.text)):
+            errors.append(m.text)
+
+    page.on("console", on_console)
+
+
 @pytest.fixture(scope="module")
 def browser(server):
     with sync_playwright() as p:
@@ -169,13 +180,7 @@ def open_page(browser, server):
         page.on("request", lambda r: page.requests.append(f"{r.method} {r.url}"))
         page.on("websocket", lambda ws: page.sockets.append(ws))
         errors: list[str] = []
-        refused_ok = not getattr(server, "sockets", False)
-
-        def on_console(m) -> None:
-            if m.type == "error" and not (refused_ok and SOCKET_REFUSED.match(m.text)):
-                errors.append(m.text)
-
-        page.on("console", on_console)
+        record_console_errors(page, server, errors)
         page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
         page.set_default_timeout(10_000)
         page.goto(server.base + path)
