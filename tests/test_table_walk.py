@@ -34,6 +34,7 @@ FALLBACK_WALKS = {"batayo-sse": "batayo"}  # name: the game walked over the fall
 def server(socket_server):
     return socket_server
 
+
 PHONE = {"width": 375, "height": 740}
 MAX_CLICKS = 100
 BOT = {"bot": "greedy"}
@@ -247,7 +248,9 @@ def test_every_game_walks_to_its_end_through_the_page(server, browser, open_page
     if over_socket:
         # the moves went as `act` frames, the events and views came on the socket
         for p in (page, watcher):
-            assert [u.split("?")[0] for u in socket_urls(p)] == [f"ws{server.base[4:]}/v1/games/{gid}/socket"]
+            assert [u.split("?")[0] for u in socket_urls(p)] == [
+                f"ws{server.base[4:]}/v1/games/{gid}/socket"
+            ]
             assert opened(p, f"/v1/games/{gid}/stream") == []
         assert opened(page, f"POST {server.base}/v1/games/{gid}/actions") == []
     else:

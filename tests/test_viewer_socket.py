@@ -81,7 +81,9 @@ def test_a_spectator_follows_a_game_over_the_socket_to_its_end_as_a_reload_draws
     reloaded = open_page(f"/games/{gid}")
     expect(reloaded.locator("#event-line")).to_contain_text(f"v{log[-1]['version']} · ended")
     same_last_play(watcher, reloaded.evaluate(LAST_PLAY))
-    assert watcher.locator("#end-banner").inner_text() == reloaded.locator("#end-banner").inner_text()
+    assert (
+        watcher.locator("#end-banner").inner_text() == reloaded.locator("#end-banner").inner_text()
+    )
 
     # one socket, never reopened after the server's close at the end; no event stream; the
     # views came on it (the page fetched the view only to start)

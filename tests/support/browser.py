@@ -137,7 +137,9 @@ def _require_browser() -> None:
 # handshake as a console error, and the page follows over the event stream and POST instead
 # (api.js `socket`'s fallback), which is what those pages then test. On `socket_server` a
 # failed socket is an error like any other.
-SOCKET_REFUSED = re.compile(r"^WebSocket connection to 'ws://[^']*/v1/games/[0-9a-f]+/socket[?'].* failed")
+SOCKET_REFUSED = re.compile(
+    r"^WebSocket connection to 'ws://[^']*/v1/games/[0-9a-f]+/socket[?'].* failed"
+)
 
 
 def record_console_errors(page, server, errors: list[str]) -> None:
