@@ -36,7 +36,7 @@ def _metrics_folder() -> Path:
 workers = _settings.web_concurrency
 # gevent's own HTTP server inside gunicorn's gevent worker: it writes an answer's headers and
 # body in one send (gunicorn's parser sends them apart), and service.wsgi_io makes that one
-# system call (paired turns in the bench: see README, Serving and live streams)
+# system call (paired turns in the bench: docs/architecture.md#measured-shortcuts)
 worker_class = "service.wsgi_io.Worker"
 # streams and requests a worker holds at once: above BATAYO_STREAMS_MAX (10,000 by default), so
 # a full worker answers 503 `streams_full` rather than leaving connections unanswered

@@ -220,7 +220,7 @@ def test_a_client_at_its_cap_of_games_in_play_gets_a_429_and_nothing_is_created(
 
 @pytest.mark.redis
 def test_concurrent_creates_at_the_cap_take_exactly_the_places_left(server_redis):
-    """README, Bounded work: the count and the add are one script, so creates at the very same
+    """docs/operations.md#bounded-work: the count and the add are one script, so creates at the very same
     instant neither pass the cap nor refuse one while a place is left (8 at once, 3 places)."""
     cap, tries = 3, 8
     engine = Engine(Store(server_redis), QueueDispatcher(), games_per_client=cap)

@@ -56,7 +56,7 @@ def test_redis_persists_the_api_streams_and_workers_schedule():
     services = yaml.safe_load(COMPOSE.read_text())["services"]
     redis = services["redis"]
     assert "--appendonly" in redis["command"] and "healthcheck" in redis
-    # every acknowledged move on disk before its answer (README states the cost)
+    # every acknowledged move on disk before its answer (docs/operations.md states the cost)
     assert redis["command"][redis["command"].index("--appendfsync") + 1] == "always"
     assert any(v.endswith(":/data") for v in redis["volumes"])
     dockerfile_cmd = next(

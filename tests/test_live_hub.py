@@ -250,7 +250,7 @@ def test_a_wakeup_has_a_group_for_each_64_streams_and_wakes_every_slot():
 
 def test_an_idle_stream_gets_its_keep_alive_from_the_hubs_tick_which_stops_with_the_streams():
     """Streams wait with no timer of their own: one ticker wakes them, and each sends a
-    keep-alive once a period passed without an event (README, Serving and live streams); the
+    keep-alive once a period passed without an event (docs/architecture.md#the-path-of-a-live-event); the
     ticker ends when the last stream closes, and the next stream starts it again."""
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
     gid, _ = _game(engine)

@@ -1,7 +1,7 @@
 """The hottest route, `POST /v1/games/{id}/actions`, answered as plain WSGI in front of Flask.
 
 Flask's request and response objects, context and hooks cost about as much CPU as the action
-itself (README, Benchmarks). This path answers an action with the route's own code (`acted`, the
+itself (docs/architecture.md#measured-shortcuts). This path answers an action with the route's own code (`acted`, the
 same checks, rate limits, compression and metrics) and gives the same answer; the tests run the
 whole suite through it and compare it with Flask's answers. Flask still answers:
 

@@ -24,7 +24,7 @@ FRAMEWORK_FIELDS = frozenset({"rng", "cause", "client_seeds", "salt"})
 _LIFECYCLE = ("created", "seat_taken", "ended")
 _UNRECORDED: dict = {}  # the cause of an action whose events nobody keeps (see `Command.kept`)
 # The default of the per-game event budget (server setting BATAYO_EVENT_BUDGET): above what the
-# largest `max_rounds` of every game produces in play (README, Bounded work), so it only ends a
+# largest `max_rounds` of every game produces in play (docs/operations.md#bounded-work), so it only ends a
 # game no other bound ends. A game records its budget when it is created (the `created` event),
 # so its log is checked against its own budget whatever the setting is later.
 EVENT_BUDGET = 100_000
