@@ -118,3 +118,23 @@ def test_strong_plays_legal_moves_the_same_way_for_the_same_seed():
         one = bots.choose(state, seat, SEED, "strong", lazy=True)
         assert one in game_view(state, seat)["legal_actions"]
         assert bots.choose(clone(state), seat, SEED, "strong") == one
+
+
+def test_a_served_search_runs_where_it_is_sent_and_plays_the_same():
+    """The server sends each search to a real OS thread (off gevent's loop): the same move."""
+    from service.core import search
+
+    table = _played_in("roylet", {}, b"offload" * 4 + b"xxxx", 2)
+    seat = GAMES["roylet"].to_move(table.state)[0]
+    here = bots.choose(table.state, seat, SEED, "strong")
+    sent: list[str] = []
+    search.offload(lambda fn, *args: (sent.append(fn.__name__), fn(*args))[1])
+    try:
+        there = bots.choose(table.state, seat, SEED, "strong")
+        search.time_cap(1e-9)  # the safety net: one sampled state, still a legal move
+        capped = bots.choose(table.state, seat, SEED, "strong")
+    finally:
+        search.offload(None)
+        search.time_cap(None)
+    assert sent and there == here
+    assert capped in game_view(table.state, seat)["legal_actions"]
