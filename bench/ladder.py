@@ -134,6 +134,12 @@ def main() -> None:
         "quick": args.quick,
         "targets": [],
     }
+    default = (
+        Path(__file__).parent
+        / "results"
+        / (f"ladder-{report['date']}{'-quick' if args.quick else ''}.json")
+    )
+    path = Path(args.out) if args.out else default
     for target in chosen:
         games = args.games or (24 if args.quick else target[6])
         row = measure(target, games, args.jobs)
@@ -145,13 +151,8 @@ def main() -> None:
             f"round_limit {row['round_limit_share']:.3f} {row['seconds']}s",
             flush=True,
         )
-    default = (
-        Path(__file__).parent
-        / "results"
-        / (f"ladder-{report['date']}{'-quick' if args.quick else ''}.json")
-    )
-    path = Path(args.out) if args.out else default
-    path.write_text(json.dumps(report, indent=2) + "\n")
+        report["complete"] = len(report["targets"]) == len(chosen)
+        path.write_text(json.dumps(report, indent=2) + "\n")  # after each: a cut run keeps its part
     print(f"wrote {path}")
 
 
