@@ -63,7 +63,8 @@ def _world(view: Mapping, rng: random.Random) -> dict:
     aside, pot_down, turned = (
         piles[2 * n],
         piles[2 * n + 1],
-        dict(zip(hidden_up, piles[2 * n + 2], strict=True)),
+        # a contender short of cards may have put no face-up card: then the pool runs out first
+        dict(zip(hidden_up, piles[2 * n + 2], strict=False)),
     )
     put: list = [None] * n
     for p in players:
