@@ -102,6 +102,15 @@ class Settings(BaseSettings):
         "an integer of at least 1",
         ge=1,
     )
+    strong_move_cap_s: float = _setting(
+        "BATAYO_STRONG_MOVE_CAP_S",
+        2.0,
+        "A wall-clock safety net for one move of a `strong` bot (its search stops there, with "
+        "the states sampled so far); the search's budget is counted in play-outs, so this cap "
+        "only acts on a slow or overloaded machine. `batayo simulate` never caps.",
+        "a number of seconds above 0",
+        gt=0,
+    )
     data_dir: Path = _setting(
         "BATAYO_DATA_DIR",
         _default_data_dir,

@@ -84,6 +84,9 @@ def worker(burst: bool, fork: bool, grace: float) -> None:
     settings = _settings()
     if settings.embedded:
         raise click.UsageError("set REDIS_URL: the embedded service runs its own worker")
+    from ..core import search
+
+    search.time_cap(settings.strong_move_cap_s)  # a safety net; simulate never caps
     logs.setup()
     try:
         connection = connect_queue(settings)

@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import sys
+from typing import Any
 
 import click
 
@@ -58,6 +59,17 @@ def site_url(host: str, port: int) -> str:
     if ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{port}/"
+
+
+def _strong_off_the_loop(gevent: Any, cap_s: float) -> None:
+    """A strong bot's search is CPU work of up to a few hundred ms: under gevent the embedded
+    worker's thread is a greenlet on the API's event loop, so the search runs in gevent's pool
+    of real OS threads (the loop goes on serving while it runs, between GIL switches), capped
+    in wall clock as a safety net."""
+    from ..core import search
+
+    search.offload(lambda fn, *args: gevent.get_hub().threadpool.apply(fn, args))
+    search.time_cap(cap_s)
 
 
 def run(host: str, port: int, grace: float) -> None:
@@ -111,6 +123,7 @@ def run(host: str, port: int, grace: float) -> None:
     _more_open_files()
     try:
         settings = current()
+        _strong_off_the_loop(gevent, settings.strong_move_cap_s)
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
     if settings.embedded:

@@ -1,11 +1,14 @@
-"""The Bataille bots: `random` and `greedy`."""
+"""The Bataille bots: `random`, `greedy` and `strong`."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
+from ...core import search
 from ...core.cards import RANKS, value
 from ...core.game import BotRng, random_bot
+from .rules import deck
 
 
 def greedy(view_: Mapping, rng: BotRng) -> dict:
@@ -26,4 +29,108 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
     return min(legal, key=strength)
 
 
-BOTS = {"random": random_bot, "greedy": greedy}
+# -- strong: determinized search over the round (ouverte) ---------------------------------------
+
+
+def _world(view: Mapping, rng: random.Random) -> dict:
+    """A full state agreeing with the seat's view: the cards it cannot see (the others' packs,
+    every won pile, the cards set aside, the pot's face-down cards and the others' cards not yet
+    turned) dealt at random among those places."""
+    t = view["table"]
+    me = view["you"]
+    players = t["players"]
+    n = len(players)
+    mine = list(t["pack"])
+    # a pack too short for the bataille offers the won pile too: then the seat sees it whole
+    offered = {a["card"] for a in view["legal_actions"]} | {
+        a["down"] for a in view["legal_actions"] if "down" in a
+    }
+    my_won = [c for c in offered if c not in mine]
+    seen = set(mine) | set(my_won) | set(t["face_up"]) | set(t.get("your_down", ()))
+    ups = {p["seat"]: p["up"] for p in players if p["up"] is not None}
+    seen |= set(ups.values())
+    pool = [c for c in deck(view["options"]) if c not in seen]
+    hidden_up = [p["seat"] for p in players if p["has_put"] and p["seat"] not in ups]
+    sizes = [0 if s == me else players[s]["pack"] for s in range(n)]
+    sizes += [0 if s == me and my_won else p["won"] for s, p in enumerate(players)]
+    sizes += [t["aside"], t["pot"] - len(t["face_up"]), len(hidden_up)]
+    sizes += [0 if s == me or not players[s]["has_put"] else players[s]["down"] for s in range(n)]
+    piles = search.deal_out(pool, sizes, rng)
+    packs = [mine if s == me else piles[s] for s in range(n)]
+    won = piles[n : 2 * n]
+    if my_won:
+        won[me] = my_won
+    aside, pot_down, turned = (
+        piles[2 * n],
+        piles[2 * n + 1],
+        # a contender short of cards may have put no face-up card: then the pool runs out first
+        dict(zip(hidden_up, piles[2 * n + 2], strict=False)),
+    )
+    put: list = [None] * n
+    for p in players:
+        s = p["seat"]
+        if p["has_put"]:
+            down = list(t.get("your_down", ())) if s == me else piles[2 * n + 3 + s]
+            put[s] = {"up": ups.get(s, turned.get(s)), "down": down}
+    table = {
+        "packs": packs,
+        "won": won,
+        "out": [p["out"] for p in players],
+        "aside": aside,
+        "pot": pot_down + list(t["face_up"]),
+        "pot_down": pot_down,
+        "put": put,
+        "contenders": [p["seat"] for p in players if p["contender"]],
+        "step": t["bataille"],
+        "revealed": False,
+        "round": t["round"] - 1,
+        "seen": "",
+        "repeat": None,
+    }
+    return search.state_from(view, table)
+
+
+def _round_over(state: dict, root: dict) -> bool:
+    return state["table"]["round"] > root["table"]["round"]
+
+
+def _score(state: dict, root: dict, seat: int) -> float:
+    """Cards gained in the round, and a little for the strength of the pack kept: a round is
+    best won cheaply, with the high cards kept for the rounds to come."""
+    before, after = root["table"], state["table"]
+    gained = len(after["packs"][seat]) + len(after["won"][seat])
+    gained -= len(before["packs"][seat]) + len(before["won"][seat])
+    kept = sum(value(c) for c in after["packs"][seat]) / 1000
+    return gained + kept
+
+
+def _candidates(view: Mapping) -> list[dict]:
+    """One card of each rank (cards of a rank are alike); in a bataille the lowest card goes
+    face down (it only feeds the pot) and the candidates are the face-up card."""
+    legal = view["legal_actions"]
+    if "down" not in legal[0]:
+        by_rank = {value(a["card"]): a for a in legal}
+        return [by_rank[v] for v in sorted(by_rank)]
+    cards = sorted({a["card"] for a in legal}, key=value)
+    low = cards[0]
+    others = {value(c): c for c in reversed(cards[1:])}
+    out = [{"type": "play", "card": c, "down": low} for v, c in sorted(others.items())]
+    return out or legal
+
+
+SEARCH = search.Search(
+    world=_world, score=_score, horizon=_round_over, policy=search.viewing(greedy)
+)
+
+
+def strong(view: Mapping, rng: BotRng) -> dict:
+    """Classique and sans inconnue: flip (there is no choice). Ouverte: PIMC over the round,
+    each rank of card tried in sampled deals of the cards the seat cannot see, the others
+    playing greedy; the most cards gained (the cheapest winner) kept."""
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    return search.choose(view, rng, SEARCH, _candidates(view))
+
+
+BOTS = {"random": random_bot, "greedy": greedy, "strong": strong}

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
+
+from ...core import search
 from ...core.cards import value
 from ...core.game import BotRng, random_bot
+from .rules import HAND, deck
 
 
 def _hand(view: dict) -> list[str]:
@@ -29,4 +34,167 @@ def greedy(view: dict, rng: BotRng) -> dict:
     return _play(min(cards, key=value))
 
 
-BOTS = {"random": random_bot, "greedy": greedy}
+# -- strong: determinized search over the next tricks ------------------------------------------
+
+HORIZON_TRICKS = 3  # tricks looked ahead past the one under way
+
+
+def _world(view: Mapping, rng: random.Random) -> dict:
+    """A full state agreeing with the seat's view: the cards it cannot see dealt at random to
+    the other hands, every pack, the face-down cards and the cards gone out of play. Each pack
+    starts as its seat's suit, so a seat's own suit goes to its places first."""
+    t = view["table"]
+    me = view["you"]
+    players = t["players"]
+    n = len(players)
+    put: list[list[dict]] = [[] for _ in range(n)]
+    hidden: list[tuple[int, dict]] = []  # (whose cards fill it, the entry)
+    known: list[set[str]] = [set() for _ in range(n)]
+    known[me] = set(t["hand"])
+    for s, p in enumerate(players):
+        for e in p["table"]:
+            entry = {
+                "card": e["card"],
+                "how": e["how"],
+                "step": e["step"],
+                "shown": e["face"] == "up",
+            }
+            if e["how"] == "taken":
+                entry["from"] = e["from"]
+            put[s].append(entry)
+            if entry["shown"]:
+                continue
+            owner = e["from"] if e["how"] == "taken" else s
+            if e["card"] is None:
+                hidden.append((owner, entry))
+            else:
+                known[owner].add(e["card"])
+    seen = set().union(*known) | {e["card"] for pile in put for e in pile if e["card"]}
+    pool = [c for c in deck(view["options"]) if c not in seen and c not in t["aside"]]
+    rng.shuffle(pool)
+    size = [p["pack"] + (0 if s == me else p["hand"]) for s, p in enumerate(players)]
+    for owner, _ in hidden:
+        size[owner] += 1
+    holds: list[list[str]] = [[] for _ in range(n)]
+    for s in range(n):
+        suit = players[s]["suit"]
+        holds[s] = [c for c in pool if c[-1] == suit][: size[s]]
+    taken = {c for h in holds for c in h}
+    rest = iter([c for c in pool if c not in taken])
+    for s in range(n):
+        holds[s] += [next(rest) for _ in range(size[s] - len(holds[s]))]
+    gone = list(rest)
+    hands: list[list[str]] = []
+    packs: list[list[str]] = []
+    for s, p in enumerate(players):
+        unknown = holds[s]
+        rng.shuffle(unknown)
+        if s == me:
+            hands.append(list(t["hand"]))
+        else:
+            keep = _kept_above(t, s)
+            if keep is not None:  # the cards it kept come first: all above its last card
+                unknown.sort(key=lambda c: not (keep <= value(c) < 14))
+                kept = min(p["hand"], HAND - 1)
+                head, tail = unknown[:kept], unknown[kept:]
+                rng.shuffle(tail)
+                unknown = head + tail
+            hands.append(unknown[: p["hand"]])
+            unknown = unknown[p["hand"] :]
+        packs.append(unknown[: p["pack"]])
+        for owner, entry in hidden:
+            if owner == s:
+                entry["card"] = unknown[p["pack"]] if len(unknown) > p["pack"] else None
+                unknown = unknown[: p["pack"]] + unknown[p["pack"] + 1 :]
+    committed: list[str | None] = [None] * n
+    for s, p in enumerate(players):
+        if p["committed"]:
+            mine = [e for e in put[s] if e["how"] == "played" and not e["shown"]]
+            if mine and s != me:
+                _as_greedy(t, s, hands[s], mine[-1])
+            committed[s] = mine[-1]["card"] if mine else None
+    table = {
+        "packs": packs,
+        "hands": hands,
+        "out": [p["out"] for p in players],
+        "put": put,
+        "committed": committed,
+        "phase": t["phase"],
+        "trick": t["trick"],
+        "step": t["batayo"] or t["sudden_death"],
+        "contenders": list(t["contenders"]),
+        "trick_players": [s for s in range(n) if not players[s]["out"]],
+        "last_chance": [p["last_chance"] for p in players],
+        "aside": list(t["aside"]),
+        "gone": gone,
+        "tricks": t["tricks"],
+        "batayos": t["batayos"],
+        "deepest": 0,
+        "clock_start": None,
+        "time_up": t["time_up"],
+        "last": t["last_reveal"],
+    }
+    return search.state_from(view, table)
+
+
+def _kept_above(t: Mapping, seat: int) -> int | None:
+    """A model of a greedy opponent: after a plain trick, where it threw its lowest card (it
+    held no ace, else it would have played it), the cards it kept are above that card and no
+    ace. The bound, or None when that reading does not hold."""
+    last = t["last_reveal"]
+    if not last or last["phase"] != "trick" or last["step"] or t["batayo"] or t["sudden_death"]:
+        return None
+    if last["trick"] != t["trick"] - 1 or last.get("tied"):
+        return None
+    card = last["cards"][seat]
+    if card is None or value(card) == 14:
+        return None
+    return value(card)
+
+
+def _as_greedy(t: dict, seat: int, hand: list[str], entry: dict) -> None:
+    """A card committed face down is read as a greedy player would have chosen it from its
+    hand (a model of the opponent from public facts, not a look at the card): the sampled
+    hand and card are pooled and the greedy rule picks the card again."""
+    cards = [*hand, entry["card"]]
+    model = {
+        "legal_actions": [_play(c) for c in cards],
+        "you": seat,
+        "table": {**t, "players": [dict(p, last_chance=p["last_chance"]) for p in t["players"]]},
+    }
+    card = greedy(model, None)["card"]  # type: ignore[arg-type]  # greedy draws nothing
+    cards.remove(card)
+    hand[:] = cards
+    entry["card"] = card
+
+
+def _ahead(state: dict, root: dict) -> bool:
+    return state["table"]["tricks"] > root["table"]["tricks"] + HORIZON_TRICKS
+
+
+def _score(state: dict, root: dict, seat: int) -> float:
+    """The game's result if it ended, else the seat's share of the cards still in play."""
+    if state["status"] == "finished":
+        winners = state["result"]["winners"]
+        return 1.0 if winners == [seat] else 0.5 if not winners else 0.0
+    t = state["table"]
+    counts = [len(h) + len(p) for h, p in zip(t["hands"], t["packs"], strict=True)]
+    return counts[seat] / max(1, sum(counts)) if not t["out"][seat] else 0.0
+
+
+SEARCH = search.Search(world=_world, score=_score, horizon=_ahead, policy=search.viewing(greedy))
+
+
+def strong(view: Mapping, rng: BotRng) -> dict:
+    """PIMC over the next tricks: each rank in the hand tried in sampled deals of the cards
+    the seat cannot see, the others playing greedy; the best mean share of the cards kept."""
+    return search.choose(view, rng, SEARCH, _distinct(view["legal_actions"]))
+
+
+def _distinct(legal: list[dict]) -> list[dict]:
+    """One card a rank: only the rank counts in a trick."""
+    by_rank = {value(a["card"]): a for a in legal}
+    return [by_rank[v] for v in sorted(by_rank)]
+
+
+BOTS = {"random": random_bot, "greedy": greedy, "strong": strong}

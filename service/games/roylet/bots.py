@@ -12,10 +12,15 @@
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
+from collections.abc import Mapping
+
+from ...core import search
 from ...core.cards import deck as full_deck
 from ...core.cards import rank
 from ...core.game import BotRng, random_bot
-from .rules import KING, ROYALS, strength
+from .rules import BATTLES, FACES, KING, ROYALS, strength
 
 
 def _king_unseen(table: dict) -> list[str]:
@@ -30,23 +35,34 @@ def _king_unseen(table: dict) -> list[str]:
     return [c for c in full_deck() if c not in seen]
 
 
+# Rule 3 as two tables: an Ally's card beats the King's when its strength is above the King's
+# card's bar (his strength, one less for an ace: an Ally's ace takes his ace).
+_ALLY = {c: strength(c, "ally") for c in full_deck()}
+_BAR = {c: strength(c, "king") - (rank(c) == "A") for c in full_deck()}
+
+
 def _beats(ally_card: str, king_card: str) -> bool:
-    k = strength(king_card, "king")
-    return strength(ally_card, "ally") > k or (rank(king_card) == "A" and rank(ally_card) == "A")
+    return _ALLY[ally_card] > _BAR[king_card]
 
 
 def _king_greedy(view: dict) -> dict:
     table = view["table"]
     hand = table["hand"]
     up = table["table"]["up"]["card"]
-    unseen = _king_unseen(table)
+    unseen = sorted(_ALLY[c] for c in _king_unseen(table))
+    known: dict[str, float] = {}
 
     def win_p(card: str) -> float:
+        if card in known:
+            return known[card]
         if _beats(up, card):
-            return 0.0
-        if not unseen:
-            return 1.0
-        return 1 - sum(_beats(c, card) for c in unseen) / len(unseen)
+            p = 0.0
+        elif not unseen:
+            p = 1.0
+        else:  # 1 - (the unseen cards that beat it) / (the unseen cards)
+            p = 1 - (len(unseen) - bisect_right(unseen, _BAR[card])) / len(unseen)
+        known[card] = p
+        return p
 
     left = table["battles_left"]
     royals = [c for c in hand if c in ROYALS]
@@ -88,4 +104,153 @@ def greedy(view: dict, rng: BotRng) -> dict:
     return _king_greedy(view) if view["you"] == KING else _ally_greedy(view)
 
 
-BOTS = {"random": random_bot, "greedy": greedy}
+# -- strong: determinized search over the round ------------------------------------------------
+
+
+def _world(view: Mapping, rng: random.Random) -> dict:
+    """A full state agreeing with the seat's view: the cards it cannot see (the other hands,
+    a face-down card not its own, the 20 out of play) dealt at random among those places. The
+    King's unplayed royals are public: always his."""
+    t = view["table"]
+    me = view["you"]
+    battle = t["table"]
+    seen = set(t["hand"]) | set(ROYALS)
+    for side in ("king", "allies"):
+        for trick in t["trick_cards"][side]:
+            seen.update(trick)
+    for face in FACES:
+        entry = battle[face]
+        if entry is not None and entry["card"] is not None:
+            seen.add(entry["card"])
+    if battle["king"]:
+        seen.add(battle["king"])
+    pool = [c for c in full_deck() if c not in seen]
+    played = {c for side in ("king", "allies") for trick in t["trick_cards"][side] for c in trick}
+    royals_left = [c for c in ROYALS if c not in played and c != battle["king"]]
+    sizes = list(t["hand_sizes"])
+    hidden = [f for f in FACES if battle[f] is not None and battle[f]["card"] is None]
+    need = [0 if s == me else sizes[s] - (len(royals_left) if s == KING else 0) for s in range(3)]
+    piles = search.deal_out(pool, [*need, len(hidden)], rng)
+    hands = [list(t["hand"]) if s == me else piles[s] for s in range(3)]
+    if me != KING:
+        hands[KING] = royals_left + hands[KING]
+    put: dict = {"down": None, "up": None, "king": battle["king"], "revealed": False}
+    extra = iter(piles[3])
+    for face in FACES:
+        entry = battle[face]
+        if entry is not None:
+            card = entry["card"] if entry["card"] is not None else next(extra)
+            put[face] = {"seat": entry["seat"], "card": card}
+    dealt = {c for h in hands for c in h} | {put[f]["card"] for f in FACES if put[f]}
+    if me == KING and hidden:
+        _as_greedy_allies({**t, "_out": [c for c in pool if c not in dealt]}, hands, put, rng)
+        dealt = {c for h in hands for c in h} | {put[f]["card"] for f in FACES if put[f]}
+    table = {
+        "round": t["round"],
+        "played": len(t["results"]),
+        "counted": t["counted"],
+        "results": [dict(r) for r in t["results"]],
+        "streak": t["streak"],
+        "voids": t["voids"],
+        "hands": hands,
+        "out": [c for c in pool if c not in dealt],
+        "battle": t["battle"],
+        "battles_played": BATTLES - t["battles_left"],
+        "put": put,
+        "tricks": {side: [list(x) for x in t["trick_cards"][side]] for side in ("king", "allies")},
+        "captured": list(t["captured"]),
+        "kings_taken": list(t["kings_taken"]),
+        "phase": "battle",
+    }
+    return search.state_from(view, table)
+
+
+def _as_greedy_allies(t: dict, hands: list[list[str]], put: dict, rng: random.Random) -> None:
+    """The King reads the Allies' cards as greedy Allies would have played them (a model of
+    the opponents from public facts only, not a look at their cards): the first Ally of a
+    battle puts its strongest card down (or its cheapest over a jack), which it keeps doing, so
+    it holds nothing stronger than its past face-down cards; the other puts its weakest up, so
+    it holds nothing weaker than its face-up cards. The Allies' cards are dealt again under
+    those bounds (loosened where too few cards fit), and the hidden card is the one the
+    greedy rule picks from the first Ally's hand."""
+    down, up = put["down"], put["up"]
+    first, other = down["seat"], up["seat"]
+    tricks = [x for side in ("king", "allies") for x in t["trick_cards"][side]]
+    top = max((_ALLY[x[0]] for x in tricks), default=99)
+    floor = max([_ALLY[up["card"]]] + [_ALLY[x[1]] for x in tricks])
+    unseen = [*hands[first], *hands[other], down["card"], *t["_out"]]
+    rng.shuffle(unseen)
+    want = {other: len(hands[other]), first: len(hands[first]) + 1}
+    dealt: dict[int, list[str]] = {other: [], first: []}
+    for seat, fits in ((other, lambda c: _ALLY[c] >= floor), (first, lambda c: _ALLY[c] <= top)):
+        for loose in (False, True):
+            for c in list(unseen):
+                if len(dealt[seat]) < want[seat] and (loose or fits(c)):
+                    dealt[seat].append(c)
+                    unseen.remove(c)
+    model = {
+        "legal_actions": [{"face": "down"}, {"face": "up"}],
+        "table": {
+            "hand": dealt[first],
+            "battles_left": t["battles_left"],
+            "royals_in_hand": t["royals_in_hand"],
+            "table": {"up": None},
+        },
+    }
+    card = _ally_greedy(model)["card"]
+    dealt[first].remove(card)
+    hands[first], hands[other], down["card"] = dealt[first], dealt[other], card
+
+
+def _round_over(state: dict, root: dict) -> bool:
+    return state["table"]["played"] > root["table"]["played"]
+
+
+_KING_SCORE = {"king": 1.0, "void": 0.5, "allies": 0.0}  # a void round is replayed: neither wins
+
+
+def _score(state: dict, root: dict, seat: int) -> float:
+    """The round's outcome for the seat's side (a round cut short by the game's end: even)."""
+    results = state["table"]["results"]
+    done = len(root["table"]["results"])
+    king = _KING_SCORE[results[done]["result"]] if len(results) > done else 0.5
+    return king if seat == KING else 1.0 - king
+
+
+def _king_sees_all(state: dict) -> dict:
+    """The King's play-out policy in a sampled deal, where he knows both Allies' cards: the
+    cheapest card that takes the battle, royals first (they must all be played); else a royal
+    if he still holds any (the battle is lost anyway), else his weakest card."""
+    t = state["table"]
+    hand = t["hands"][KING]
+    allied = max(_ALLY[t["put"]["down"]["card"]], _ALLY[t["put"]["up"]["card"]])
+    takers = [c for c in hand if _BAR[c] >= allied]
+    royals = [c for c in hand if c in ROYALS]
+    if takers:
+        card = min(takers, key=lambda c: (c not in ROYALS, _BAR[c]))
+    elif royals:
+        card = min(royals, key=lambda c: (c == "KH", _BAR[c]))
+    else:
+        card = min(hand, key=lambda c: _BAR[c])
+    return {"type": "play", "card": card}
+
+
+_ALLIES_GREEDY = search.viewing(greedy)
+
+
+def _policy(state: dict, seat: int, seats: list[int], game, rng: random.Random) -> dict:
+    if seat == KING:
+        return _king_sees_all(state)
+    return _ALLIES_GREEDY(state, seat, seats, game, rng)
+
+
+SEARCH = search.Search(world=_world, score=_score, horizon=_round_over, policy=_policy)
+
+
+def strong(view: Mapping, rng: BotRng) -> dict:
+    """PIMC over the round: each legal card (and face) played in sampled deals of the cards
+    the seat cannot see, the round played out greedily, the best mean round result kept."""
+    return search.choose(view, rng, SEARCH)
+
+
+BOTS = {"random": random_bot, "greedy": greedy, "strong": strong}

@@ -1,0 +1,160 @@
+"""The strong bots' ladder: each target measured with a 95% interval, n fixed in advance.
+
+For each target the bot under test holds the seats of the role measured, the others are greedy;
+games come in sets that rotate the seats over the same seeds, so no seat's luck favours one
+side. Win rates get a Wilson interval; a target is met when the interval's LOWER end reaches
+it. The seed is the ladder's own (never used while tuning). Writes
+`bench/results/ladder-<date>.json` naming the commit measured.
+
+    python bench/ladder.py              # the full ladder (--jobs 2: under an hour on 2 cores)
+    python bench/ladder.py --quick      # a small n, for a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.sim.simulate import play
+
+SEED = b"ladder-2026-12: a seed never used while tuning"
+# name, game, options, seat count, the seats the strong bot holds in rotation 0, target, games
+TARGETS = [
+    ("roylet_king", "roylet", {}, 3, [0], 0.60, 400),
+    ("batak_ihaleli", "batak", {"mode": "ihaleli"}, 4, [0], 0.40, 400),
+    ("batak_esli_pair", "batak", {"mode": "esli"}, 4, [0, 2], 0.65, 400),
+    ("batayo_2p", "batayo", {"players": 2}, 2, [0], 0.60, 400),
+    ("batayo_3p", "batayo", {"players": 3}, 3, [0], 0.45, 400),
+    ("bataille_ouverte", "bataille", {"variant": "ouverte"}, 2, [0], 0.75, 400),
+]
+ROTATE = {"roylet_king": False}  # the King is seat 0: only his seat is measured
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def _seats(count: int, strong: list[int], shift: int) -> tuple[list[dict], set[int]]:
+    mine = {(s + shift) % count for s in strong}
+    return [{"bot": "strong" if s in mine else "greedy"} for s in range(count)], mine
+
+
+def _one(args: tuple) -> dict:
+    name, game, options, count, strong, index = args
+    rotations = 1 if ROTATE.get(name) is False else (2 if len(strong) > 1 else count)
+    shift = index % rotations
+    seats, mine = _seats(count, strong, shift)
+    seed = hashlib.sha256(SEED + name.encode()).digest()
+    started = time.perf_counter()
+    final = play(game, options, seats, seed, index // rotations, "2026-12-02T00:00:00.000000Z")
+    result = final["result"]
+    winners = set(result["winners"])
+    return {
+        "win": bool(winners) and winners <= mine,
+        "draw": result["draw"],
+        "reason": result["reason"],
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def measure(target: tuple, games: int, jobs: int) -> dict:
+    name, game, options, count, strong, goal, _ = target
+    work = [(name, game, options, count, strong, i) for i in range(games)]
+    started = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            rows = list(pool.map(_one, work, chunksize=2))
+    else:
+        rows = [_one(w) for w in work]
+    wins = sum(r["win"] for r in rows)
+    low, high = wilson(wins, games)
+    reasons: dict[str, int] = {}
+    for r in rows:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    return {
+        "target": name,
+        "game": game,
+        "options": options,
+        "strong_seats": strong,
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games,
+        "interval95": [round(low, 4), round(high, 4)],
+        "goal": goal,
+        "met": low >= goal,
+        "draws": sum(r["draw"] for r in rows),
+        "reasons": reasons,
+        "round_limit_share": reasons.get("round_limit", 0) / games,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small n (not a measurement)")
+    parser.add_argument("--games", type=int, help="games for each target (default: its own)")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--only", help="comma-separated target names")
+    parser.add_argument("--out", help="where to write the JSON (default bench/results/...)")
+    args = parser.parse_args()
+    chosen = [t for t in TARGETS if not args.only or t[0] in args.only.split(",")]
+    report = {
+        "commit": _commit(),
+        "date": datetime.date.today().isoformat(),
+        "seed": SEED.decode(),
+        "quick": args.quick,
+        "targets": [],
+    }
+    default = (
+        Path(__file__).parent
+        / "results"
+        / (f"ladder-{report['date']}{'-quick' if args.quick else ''}.json")
+    )
+    path = Path(args.out) if args.out else default
+    for target in chosen:
+        games = args.games or (24 if args.quick else target[6])
+        row = measure(target, games, args.jobs)
+        report["targets"].append(row)
+        lo, hi = row["interval95"]
+        print(
+            f"{row['target']:18} {row['wins']:4}/{games:<4} {row['win_rate']:.3f} "
+            f"[{lo:.3f}, {hi:.3f}] goal {row['goal']:.2f} {'MET' if row['met'] else 'not met'} "
+            f"round_limit {row['round_limit_share']:.3f} {row['seconds']}s",
+            flush=True,
+        )
+        report["complete"] = len(report["targets"]) == len(chosen)
+        path.write_text(json.dumps(report, indent=2) + "\n")  # after each: a cut run keeps its part
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

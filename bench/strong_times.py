@@ -1,0 +1,86 @@
+"""How long one `strong` move takes: positions from greedy games, each timed on one core.
+
+python bench/strong_times.py --moves 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.core import bots
+from service.core.registry import GAMES
+from service.sim.table import Table
+
+CASES = [
+    ("roylet", {}),
+    ("bataille", {"variant": "ouverte"}),
+    ("batayo", {"players": 2}),
+    ("batayo", {"players": 3}),
+    ("batak", {"mode": "ihaleli"}),
+    ("batak", {"mode": "esli"}),
+]
+
+
+def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
+    """Seconds per strong move (choices only: a move with one legal action costs nothing)."""
+    rng = random.Random(seed)
+    out: list[float] = []
+    index = 0
+    while len(out) < moves:
+        index += 1
+        n = GAMES[game].seat_count({**{o.name: o.default for o in GAMES[game].options}, **options})
+        table = Table(
+            game,
+            options,
+            [{"bot": "greedy"}] * n,
+            seed=f"{seed}-{index}".encode().ljust(32, b"."),
+            simulation=True,
+        )
+        while table.state["status"] == "playing" and len(out) < moves:
+            seat = GAMES[game].to_move(table.state)[0]
+            if len(GAMES[game].legal_actions(table.state, seat)) > 1 and rng.random() < 0.3:
+                started = time.perf_counter()
+                bots.choose(table.state, seat, b"times", "strong", lazy=True)
+                out.append(time.perf_counter() - started)
+            table.bot_move(seat)
+            if table.state["table"].get("round", 0) > 200:
+                break
+    return out
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=200)
+    args = parser.parse_args()
+    report = {}
+    for game, options in CASES:
+        xs = sorted(times(game, options, args.moves, 7))
+        row = {
+            "moves": len(xs),
+            "p50_ms": _quantile(xs, 0.5) * 1000,
+            "p99_ms": _quantile(xs, 0.99) * 1000,
+            "max_ms": xs[-1] * 1000,
+        }
+        row["mean_ms"] = statistics.fmean(xs) * 1000
+        report[f"{game} {json.dumps(options)}"] = {k: round(v, 1) for k, v in row.items()}
+        print(
+            f"{game:8} {json.dumps(options):28} "
+            + " ".join(f"{k} {v:.1f}" for k, v in row.items()),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Determinized search for the `strong` bots: perfect-information Monte Carlo (PIMC), as bridge,
+Skat and Hearts programs play.
+
+The bot sees only its seat's view. A game's `Worlds` turns that view into full states that
+agree with it (the hidden cards dealt at random among the places they may be); each candidate
+action is played in each of those states, then the play goes on with a fast policy (the greedy
+bot for every seat) until a horizon (the end of a round or a deal, a few tricks), and the
+action with the best mean score is chosen. The play-outs run the real rules code on clones of
+the sampled states, so the search cannot play an illegal move or mistake a rule.
+
+Budget: counted in play-outs, so the same seed gives the same move on any machine. A wall-clock
+cap (`time_cap`) is a safety net for the service only: off unless a process sets it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .command import Command
+from .game import Bot, BotRng, Game
+from .registry import GAMES
+from .state import clone
+from .views import LazyView
+
+# a play-out's policy: (the sampled state, the seat to play, the seats awaited, the game, a
+# random source) to an action. Inside a sampled state every card is known, so a policy may
+# read the whole state, as a perfect-information player of that world would
+Policy = Callable[[dict, int, list[int], Game, random.Random], dict]
+Score = Callable[[dict, dict, int], float]  # (state at the horizon, state at the root, seat)
+Horizon = Callable[[dict, dict], bool]  # (state now, state at the root): stop here?
+
+_cap_s: float | None = None  # the wall-clock safety net, per move (None: off)
+_NOW = "2000-01-01T00:00:00.000000Z"  # play-outs read no clock: one fixed instant
+
+
+_offload: Callable[..., Any] | None = None  # runs the search off the event loop, if set
+
+
+def offload(run: Callable[..., Any] | None) -> None:
+    """Run each search through `run(fn, *args)` (None: in the caller). A gevent server sets a
+    real OS thread here, so a search does not hold its event loop for a whole move."""
+    global _offload
+    _offload = run
+
+
+def time_cap(seconds: float | None) -> None:
+    """Cap each strong move's search at `seconds` of wall clock (None: no cap, the default).
+    Only a serving process sets it: a move cut short depends on the machine's speed."""
+    global _cap_s
+    _cap_s = seconds
+
+
+@dataclass(frozen=True)
+class Search:
+    """How one game's strong bot searches: `world(view, rng)` a full state agreeing with the
+    view; `score` and `horizon` as above; `policy` plays every seat in the play-outs; `budget`
+    play-outs a move (spread over the candidates, at least `min_worlds` states each, at most
+    `max_worlds`)."""
+
+    world: Callable[[Mapping, random.Random], dict]
+    score: Score
+    horizon: Horizon
+    policy: Policy
+    budget: int = 120
+    min_worlds: int = 8
+    max_worlds: int = 60
+
+
+def viewing(bot: Bot) -> Policy:
+    """A bot as a play-out policy: it sees its seat's view of the sampled state, no more."""
+
+    def policy(state: dict, seat: int, seats: list[int], game: Game, rng: random.Random) -> dict:
+        return bot(LazyView(state, seat, seats, game), rng)
+
+    return policy
+
+
+def distinct(actions: Sequence[dict]) -> list[dict]:
+    """The actions once each (a legal action list never repeats, but be safe)."""
+    seen: set[tuple] = set()
+    out = []
+    for a in actions:
+        key = tuple(sorted(a.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
+    return out
+
+
+def play_out(
+    state: dict,
+    root: dict,
+    game: Game,
+    seed: bytes,
+    policy: Policy,
+    prng: random.Random,
+    horizon: Horizon,
+) -> dict:
+    """Move `state` on in place with `policy` for every seat until `horizon(state, root)` or
+    the end of the game."""
+    cmd = Command(state, seed, _NOW, "bot", sealed=False, owned=True, kept=False)
+    to_move = game.to_move
+    for _ in range(10_000):
+        if state["status"] != "playing" or horizon(state, root):
+            return state
+        seats = to_move(state)
+        if not seats:
+            return state
+        seat = seats[0]
+        cmd.decide(seat, policy(state, seat, seats, game, prng), "bot")
+    return state
+
+
+def choose(
+    view: Mapping,
+    rng: BotRng,
+    search: Search,
+    candidates: Sequence[dict] | None = None,
+) -> dict:
+    """The candidate (by default, each legal action) with the best mean score over sampled
+    states; ties go to the earlier candidate. One candidate: played without a draw."""
+    cands = distinct(candidates if candidates is not None else view["legal_actions"])
+    if len(cands) == 1:
+        return cands[0]
+    if _offload is not None:
+        return _offload(_search, view, rng, search, cands)
+    return _search(view, rng, search, cands)
+
+
+def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> dict:
+    # every draw of the search comes from the bot's own stream, through one seeded generator
+    prng = random.Random(rng.randrange(1 << 62))  # noqa: S311 - a game move, not a secret
+    seed = prng.randbytes(16)
+    game = GAMES[view["game"]]
+    me: int = view["you"]
+    worlds = max(search.min_worlds, min(search.max_worlds, search.budget // len(cands)))
+    totals = [0.0] * len(cands)
+    deadline = time.monotonic() + _cap_s if _cap_s is not None else None
+    for w in range(worlds):
+        if deadline is not None and w and time.monotonic() > deadline:
+            break
+        root = search.world(view, prng)
+        for i, action in enumerate(cands):
+            state = clone(root)
+            cmd = Command(state, seed, _NOW, "bot", sealed=False, owned=True, kept=False)
+            cmd.decide(me, action, "bot")
+            end = play_out(state, root, game, seed, search.policy, prng, search.horizon)
+            totals[i] += search.score(end, root, me)
+    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+    return cands[best]
+
+
+def state_from(view: Mapping, table: dict) -> dict:
+    """A full state around a sampled `table`, with the lifecycle fields the view shows (no
+    chain, no salt: play-outs seal nothing, and their chance is the search's own)."""
+    return {
+        "version": view["version"],
+        "hash": None,
+        "status": view["status"],
+        "id": view["id"],
+        "game": view["game"],
+        "options": view["options"],
+        "seats": [dict(s) for s in view["seats"]],
+        "seed_commitment": view["seed_commitment"],
+        "test": view["test"],
+        "salt": "",
+        "result": None,
+        "table": table,
+        "fairness": view["fairness"],
+        "revealed_at": 0,
+    }
+
+
+def deal_out(pool: list, sizes: Sequence[int], rng: random.Random) -> list[list]:
+    """`pool` shuffled and cut into piles of `sizes` (the rest, if any, is left over)."""
+    cards = list(pool)
+    rng.shuffle(cards)
+    out, at = [], 0
+    for n in sizes:
+        out.append(cards[at : at + n])
+        at += n
+    return out

@@ -1,0 +1,140 @@
+"""The `strong` bots: legal, registered, deterministic, and blind to what their seat may not see.
+
+The no-cheating property: a game is played some way in (random and greedy bots), then a twin
+of its state is made in which the cards the awaited seat may not see are dealt again among
+the places it may not see (each place keeps its size). The twin shows that seat the very same
+view, and the strong bot, through the path `simulate` uses (`bots.chooser`, lazy views), with
+the same bot seed must choose the very same move in both."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.core import bots
+from service.core.registry import GAMES
+from service.core.state import clone
+from service.core.views import game_view
+from service.games.roylet.rules import FACES, ROYALS
+from service.sim.table import Table
+
+SEED = b"strong-bot-test-seed-0123456789a"
+
+CASES = [  # (game, options): every game and variant where a seat chooses
+    ("roylet", {}),
+    ("bataille", {"variant": "ouverte"}),
+    ("bataille", {"variant": "ouverte", "players": 3}),
+    ("batayo", {"players": 2}),
+    ("batayo", {"players": 3}),
+    ("batak", {"mode": "ihaleli"}),
+    ("batak", {"mode": "esli"}),
+]
+
+
+def _played_in(game: str, options: dict, seed: bytes, steps: int) -> Table:
+    n = GAMES[game].seat_count({**{o.name: o.default for o in GAMES[game].options}, **options})
+    table = Table(game, options, [{"bot": "greedy"} for _ in range(n)], seed=seed, simulation=True)
+    rng = random.Random(steps)
+    for _ in range(steps):
+        state = table.state
+        if state["status"] != "playing":
+            break
+        seat = GAMES[game].to_move(state)[0]
+        table.bot_move(seat, rng.choice(["random", "greedy"]))
+    return table
+
+
+def _redeal(places: list[list], rng: random.Random) -> None:
+    """The cards of `places` dealt again among them, each keeping its size (in place)."""
+    cards = [c for p in places for c in p]
+    rng.shuffle(cards)
+    at = 0
+    for p in places:
+        p[:] = cards[at : at + len(p)]
+        at += len(p)
+
+
+def _twin(state: dict, seat: int, rng: random.Random) -> dict:
+    """The state with what `seat` may not see dealt again."""
+    twin = clone(state)
+    t = twin["table"]
+    game = twin["game"]
+    if game == "batak":
+        _redeal([h for s, h in enumerate(t["hands"]) if s != seat], rng)
+    elif game == "roylet":
+        hidden = [f for f in FACES if t["put"][f] and t["put"][f]["seat"] != seat]
+        hidden = [f for f in hidden if f == "down" and not t["put"]["revealed"]]
+        loose = [c for s, h in enumerate(t["hands"]) if s != seat for c in h if c not in ROYALS]
+        loose += t["out"] + [t["put"][f]["card"] for f in hidden]
+        rng.shuffle(loose)
+        deal = iter(loose)
+        for s, h in enumerate(t["hands"]):
+            if s != seat:
+                h[:] = [c if c in ROYALS else next(deal) for c in h]
+        t["out"] = [next(deal) for _ in t["out"]]
+        for f in hidden:
+            t["put"][f]["card"] = next(deal)
+    elif game == "bataille":
+        offered = {a["card"] for a in GAMES[game].legal_actions(twin, seat)}
+        won = [w for s, w in enumerate(t["won"]) if s != seat or not offered - set(t["packs"][s])]
+        _redeal([p for s, p in enumerate(t["packs"]) if s != seat] + won + [t["aside"]], rng)
+    elif game == "batayo":
+        open_ = [i for i, c in enumerate(t["committed"]) if c is None]
+        hands = [h for s, h in enumerate(t["hands"]) if s != seat and s in open_]
+        _redeal(hands + list(t["packs"]), rng)
+    return twin
+
+
+@given(st.sampled_from(CASES), st.binary(min_size=8, max_size=8), st.integers(0, 60))
+def test_strong_bot_sees_only_its_seats_view(case, seed, steps):
+    game, options = case
+    table = _played_in(game, options, seed * 4, steps)
+    state = table.state
+    if state["status"] != "playing":
+        return
+    seat = GAMES[game].to_move(state)[0]
+    twin = _twin(state, seat, random.Random(steps))
+    assert game_view(twin, seat) == game_view(state, seat)  # a twin the seat cannot tell apart
+    choose = bots.chooser(GAMES[game], SEED, {seat: "strong"})
+    awaited = GAMES[game].to_move(state)
+    assert choose(state, seat, awaited) == choose(twin, seat, awaited)
+
+
+def test_strong_is_offered_by_every_game():
+    for game in GAMES.values():
+        if game.name in ("bataille", "batak", "batayo", "roylet"):
+            assert "strong" in game.bots
+
+
+def test_strong_plays_legal_moves_the_same_way_for_the_same_seed():
+    for game, options in CASES:
+        table = _played_in(game, options, b"legal" * 6 + b"xx", 7)
+        state = table.state
+        if state["status"] != "playing":
+            continue
+        seat = GAMES[game].to_move(state)[0]
+        one = bots.choose(state, seat, SEED, "strong", lazy=True)
+        assert one in game_view(state, seat)["legal_actions"]
+        assert bots.choose(clone(state), seat, SEED, "strong") == one
+
+
+def test_a_served_search_runs_where_it_is_sent_and_plays_the_same():
+    """The server sends each search to a real OS thread (off gevent's loop): the same move."""
+    from service.core import search
+
+    table = _played_in("roylet", {}, b"offload" * 4 + b"xxxx", 2)
+    seat = GAMES["roylet"].to_move(table.state)[0]
+    here = bots.choose(table.state, seat, SEED, "strong")
+    sent: list[str] = []
+    search.offload(lambda fn, *args: (sent.append(fn.__name__), fn(*args))[1])
+    try:
+        there = bots.choose(table.state, seat, SEED, "strong")
+        search.time_cap(1e-9)  # the safety net: one sampled state, still a legal move
+        capped = bots.choose(table.state, seat, SEED, "strong")
+    finally:
+        search.offload(None)
+        search.time_cap(None)
+    assert sent and there == here
+    assert capped in game_view(table.state, seat)["legal_actions"]
