@@ -312,3 +312,48 @@ def test_a_job_the_lost_queue_cut_short_is_given_back_and_the_loop_goes_on():
     given: list = []
     run(Loop, Answers(), wait_s=0, give_back=given.append)
     assert [job.id for job in given] == ["bots-g-71"] and Loop.made == 2
+
+
+class Blinking:
+    """A job queue that is away for the first `away` calls of the pump, then answers."""
+
+    def __init__(self, away: int) -> None:
+        self.away, self.handed = away, []
+        self.connection = self
+
+    def ping(self) -> bool:
+        return True
+
+    def _maybe_away(self) -> None:
+        if self.away > 0:
+            self.away -= 1
+            raise redis.ConnectionError("away")
+
+    def hand(self, jobs) -> int:
+        self._maybe_away()
+        self.handed += list(jobs)
+        return len(self.handed)
+
+    def move_retries(self) -> int:
+        self._maybe_away()
+        return 0
+
+
+def test_a_pump_that_regains_the_queue_asks_for_a_sweep_at_once():
+    """A job the queue handed out as it went down (popped, its reply lost) is in no list and no
+    outbox: once the queue answers again, the pump puts a sweep due now, so every game in play
+    gets its work back without waiting for the next scheduled sweep."""
+    from workers.pump import Pump
+
+    store = Store(fakeredis.FakeRedis())
+    pump = Pump(store, Blinking(away=1))
+    stop = threading.Event()
+    thread = threading.Thread(target=pump.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        assert wait_until(lambda: any(j[1] == "sweep" for j in pump.queue.handed), 5)
+    finally:
+        stop.set()
+        thread.join(5)
+    sweeps = [j for j in pump.queue.handed if j[1] == "sweep"]
+    assert len(sweeps) == 1 and sweeps[0][2] == [0]

@@ -87,6 +87,14 @@ class Pump:
         self.outbox.done([(job_id, leased) for job_id, _, leased in claimed], clocks=clocks)
         return len(claimed)
 
+    def catch_up(self) -> None:
+        """After the queue was away: a sweep, due now, restores whatever a game waits for. A
+        job the queue handed out as it went down (popped, its reply lost) is in no list and
+        no outbox; the sweep derives the work from the logs. One sweep for every pump that
+        saw the same outage (one job id per ten seconds)."""
+        now = _now_ms()
+        self.outbox.put(f"sweep-regained-{now // 10_000}", "sweep", (0,), now)
+
     def beat(self, force: bool = False) -> None:
         """This process's heartbeats (at most once a second unless `force`)."""
         now = time.monotonic()
@@ -108,7 +116,9 @@ class Pump:
             try:
                 moved = self.once()
                 if failing:
+                    self.queue.connection.ping()  # back for sure, not merely left untouched
                     log.warning("the pump reaches the job queue again")
+                    self.catch_up()
                 failing, self.state = False, "ok"
                 self.beat()
                 if not moved:
