@@ -1,4 +1,4 @@
-"""Issue 17 on real servers: streams hold no thread, keep-alives, the lifetime and a resume
+"""Live streams on real servers: streams hold no thread, keep-alives, the lifetime and a resume
 with no loss or repeat, the caps, and a seat that plays from its stream alone."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A game is one module (issue 14.1), in the viewer: the toy game of tests/support/toy.py,
+"""A game is one module, in the viewer too: the toy game of tests/support/toy.py,
 registered by the tests and nowhere else, is listed by the lobby and played to its end on the
 viewer's generic table in Chromium, with no line of the viewer written for it."""
 

@@ -1,5 +1,5 @@
-"""Issue 20 in Chromium: "a table people enjoy sitting at". Each test quotes the point of "What
-must hold" it checks; the service and the browser are tests/support/browser.py's (one of each
+"""The viewer in Chromium: "a table people enjoy sitting at". Each test quotes the behaviour
+it checks; the service and the browser are tests/support/browser.py's (one of each
 for this module). Every page fails its test on a console error. Screenshots of each game at
 desktop and phone width go to tests/artifacts/ (game-<name>-desktop.png, -phone.png).
 """

@@ -1,4 +1,4 @@
-"""Issue 8 in a real browser: the replay viewer and the play page, in headless Chromium
+"""In a real browser: the replay viewer and the play page, in headless Chromium
 (the service and the browser: tests/support/browser.py). Every test fails on any console error
 or uncaught page error. Screenshots go to tests/artifacts/.
 """

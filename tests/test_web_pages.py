@@ -1,4 +1,4 @@
-"""Issue 8 without a browser: the pages and their files are served, and the scripts call only
+"""Without a browser: the pages and their files are served, and the scripts call only
 the public API that openapi.yaml describes (the pages are the reference client)."""
 
 from __future__ import annotations

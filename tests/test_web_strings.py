@@ -1,4 +1,4 @@
-"""Issue 20, point 4: the viewer's interface in English, French and Turkish. Every text the
+"""The viewer's interface in English, French and Turkish. Every text the
 pages ask for (`t("...")` in the scripts, `data-i18n*` in the pages) has its French and Turkish
 words in strings.js; the browser tests check the same at run time (window.__i18nMissing)."""
 

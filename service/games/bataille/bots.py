@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 
 from ...core import search
@@ -32,7 +31,7 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
 # -- strong: determinized search over the round (ouverte) ---------------------------------------
 
 
-def _world(view: Mapping, rng: random.Random) -> dict:
+def _world(view: Mapping, rng: BotRng) -> dict:
     """A full state agreeing with the seat's view: the cards it cannot see (the others' packs,
     every won pile, the cards set aside, the pot's face-down cards and the others' cards not yet
     turned) dealt at random among those places."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 
 from ...core import search
@@ -39,7 +38,7 @@ def greedy(view: dict, rng: BotRng) -> dict:
 HORIZON_TRICKS = 3  # tricks looked ahead past the one under way
 
 
-def _world(view: Mapping, rng: random.Random) -> dict:
+def _world(view: Mapping, rng: BotRng) -> dict:
     """A full state agreeing with the seat's view: the cards it cannot see dealt at random to
     the other hands, every pack, the face-down cards and the cards gone out of play. Each pack
     starts as its seat's suit, so a seat's own suit goes to its places first."""

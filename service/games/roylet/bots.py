@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import random
 from bisect import bisect_right
 from collections.abc import Mapping
 
@@ -107,7 +106,7 @@ def greedy(view: dict, rng: BotRng) -> dict:
 # -- strong: determinized search over the round ------------------------------------------------
 
 
-def _world(view: Mapping, rng: random.Random) -> dict:
+def _world(view: Mapping, rng: BotRng) -> dict:
     """A full state agreeing with the seat's view: the cards it cannot see (the other hands,
     a face-down card not its own, the 20 out of play) dealt at random among those places. The
     King's unplayed royals are public: always his."""
@@ -165,7 +164,7 @@ def _world(view: Mapping, rng: random.Random) -> dict:
     return search.state_from(view, table)
 
 
-def _as_greedy_allies(t: dict, hands: list[list[str]], put: dict, rng: random.Random) -> None:
+def _as_greedy_allies(t: dict, hands: list[list[str]], put: dict, rng: BotRng) -> None:
     """The King reads the Allies' cards as greedy Allies would have played them (a model of
     the opponents from public facts only, not a look at their cards): the first Ally of a
     battle puts its strongest card down (or its cheapest over a jack), which it keeps doing, so
@@ -238,7 +237,7 @@ def _king_sees_all(state: dict) -> dict:
 _ALLIES_GREEDY = search.viewing(greedy)
 
 
-def _policy(state: dict, seat: int, seats: list[int], game, rng: random.Random) -> dict:
+def _policy(state: dict, seat: int, seats: list[int], game, rng: BotRng) -> dict:
     if seat == KING:
         return _king_sees_all(state)
     return _ALLIES_GREEDY(state, seat, seats, game, rng)
