@@ -238,8 +238,8 @@ def test_query_parameters_are_the_request_schemas_own_bounds():
             for p in spec["paths"][path][method]["parameters"]
             if p.get("in") == "query"
         }
-        assert set(params) == set(schema._declared_fields), path
-        for name, field in schema._declared_fields.items():
+        assert set(params) == set(schema().fields), path
+        for name, field in schema().fields.items():
             for rule in field.validators:
                 if hasattr(rule, "max") and rule.max is not None and "$ref" not in params[name]:
                     bound = "maximum" if params[name]["type"] == "integer" else "maxLength"

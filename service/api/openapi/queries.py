@@ -42,7 +42,7 @@ def query(
 ) -> dict[str, Any]:
     """The parameter `name` of `schema`; `shape` replaces its generated schema where the
     contract names a shared component instead (a game's name, a status)."""
-    field = schema._declared_fields[name]
+    field = schema().fields[name]
     out: dict[str, Any] = {
         "name": name,
         "in": "query",
