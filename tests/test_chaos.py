@@ -24,6 +24,9 @@ from tests.support.serving import call, serve
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 SMALL = {"deck": 32, "max_rounds": 40}
+# games a human plays as fast as the API answers: long enough to be still in play when the
+# queue goes away, however fast the machine (40 rounds can pass in the first 2 s)
+HUMAN = {"max_rounds": 150}
 OUTAGE_S = 10
 
 
@@ -119,7 +122,7 @@ def test_games_finish_and_verify_through_a_queue_outage_and_a_killed_worker(redi
     try:
         port = api.port
         bots = [create(port, [{"bot": "greedy"}, {"bot": "random"}])[0] for _ in range(6)]
-        played = dict(create(port, [{"name": "ana"}, {"bot": "greedy"}]) for _ in range(4))
+        played = dict(create(port, [{"name": "ana"}, {"bot": "greedy"}], **HUMAN) for _ in range(4))
         # a seat that never moves: its move clock plays for it, every second
         clocked = [
             create(port, [{"name": "away"}, {"bot": "random"}], move_timeout_s=1, max_rounds=12)[0]
@@ -131,11 +134,13 @@ def test_games_finish_and_verify_through_a_queue_outage_and_a_killed_worker(redi
         time.sleep(2)
         queue_server.stop()  # the job queue away: actions are answered, their jobs wait
         away = time.monotonic()
-        assert all(playing(port, g) for g in [*played, *clocked])
+        assert all(playing(port, g) for g in [*played, *clocked]), [
+            (g, call(port, "GET", f"/v1/games/{g}")[1]["status"]) for g in [*played, *clocked]
+        ]
         # games made while the queue is away: their first bot moves wait in the outbox
         bots += [create(port, [{"bot": "greedy"}, {"bot": "random"}])[0] for _ in range(4)]
         for _ in range(2):  # a human's first flip while the queue is away: answered
-            gid, tokens = create(port, [{"name": "ana"}, {"bot": "greedy"}])
+            gid, tokens = create(port, [{"name": "ana"}, {"bot": "greedy"}], **HUMAN)
             humans.acknowledged[gid] = 0
             humans._act(gid, tokens[0])
             assert humans.acknowledged[gid] == 1, humans.statuses
