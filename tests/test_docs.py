@@ -14,11 +14,15 @@ walkthroughs marked runnable run against a real server.
   placeholders are filled from a game the test creates for the page: `ID`/`$GAME` its id,
   `TOKEN`/`$TOKEN` its first seat's token. Every `curl` must get a 2xx (a live stream, `-N`, is
   cut after a moment). Install blocks are never marked: CI's own install runs them.
+- **Code from a file.** A block whose info string names a file (```` ```python
+  file=tests/support/toy.py ````) is a piece of that file, word for word: docs/new-game.md's
+  worked example is the toy game the tests play. That page names every part of a `Game`.
 - **Settings.** docs/settings.md against the settings object: tests/test_settings.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -109,6 +113,28 @@ def test_the_prose_carries_no_dates_commits_or_sessions():
     assert not bad, (
         "say what holds, and leave when it was measured to bench/results/*.json:\n" + "\n".join(bad)
     )
+
+
+def test_a_block_taken_from_a_file_is_in_that_file_word_for_word():
+    checked, bad = 0, []
+    for path in pages():
+        for n, info, text in blocks(path):
+            if m := re.search(r"\bfile=(\S+)", info):
+                source = ROOT / m[1]
+                checked += 1
+                if not source.is_file() or text not in source.read_text(encoding="utf-8"):
+                    bad.append(f"{rel(path)}:{n}: not in {m[1]}")
+    assert checked, "no block names its file"
+    assert not bad, "blocks that no longer match their file:\n" + "\n".join(bad)
+
+
+def test_the_new_game_guide_names_every_part_of_a_game():
+    from service.core.game import Game
+
+    text = (ROOT / "docs/new-game.md").read_text(encoding="utf-8")
+    parts = [f.name for f in dataclasses.fields(Game) if f.init]
+    missing = [p for p in parts if f"`{p}" not in text]
+    assert not missing, f"docs/new-game.md does not name {missing}"
 
 
 def runnable() -> list[tuple[Path, int, str]]:
