@@ -6,9 +6,10 @@ walkthroughs marked runnable run against a real server.
   explicit id of that page (the anchors as tests/test_citations.py makes them).
 - **No history in prose.** `README.md`, `CONTRIBUTING.md` and `docs/` say what holds, not when
   it was found: no dates (YYYY-MM-DD), no commit ids, no "this box", "this session", "this
-  round", "tonight", "the night" and the like. Code blocks are not prose, and a result file's
-  name (`bench/results/ladder-2026-12-02.json`) may be named, in a link or not: the history is in
-  those files (each carries its date and commit), which is where a reader is sent for it.
+  round", "tonight", "the night" and the like. Code blocks are not prose, and a result file
+  (`bench/results/ladder-2026-12-02.json`) may be named, its date in its name, in a link or
+  not: the history is in those files (each carries its date and commit), which is where a
+  reader is sent for it.
 - **Runnable blocks.** A fenced block whose info string is `sh run` runs in bash against a
   `batayo serve` of the test's own (embedded store), `localhost:8000` pointing at it. Its
   placeholders are filled from a game the test creates for the page: `ID`/`$GAME` its id,
@@ -17,15 +18,21 @@ walkthroughs marked runnable run against a real server.
 - **Code from a file.** A block whose info string names a file (```` ```python
   file=tests/support/toy.py ````) is a piece of that file, word for word: docs/new-game.md's
   worked example is the toy game the tests play. That page names every part of a `Game`.
+- **Performance.** docs/performance.md is `python bench/report.py`'s output, made from the
+  result files in `bench/results/`, each of which names its date and the commit it measured.
+- **Release.** CHANGELOG.md has an entry for the version in `pyproject.toml`.
 - **Settings.** docs/settings.md against the settings object: tests/test_settings.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import json
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -37,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^\s*(```|~~~)")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 CODE_SPAN = re.compile(r"(`+).*?\1")
-RESULT_FILE = re.compile(r"bench/results/[\w.-]+\.json")
+RESULT_FILE = re.compile(r"\b[\w.-]+-\d{4}-\d{2}-\d{2}(-quick)?\.json\b")  # bench/results/
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # an abbreviated commit id (7 to 12 hex digits, with a digit and a letter) or a full one
 COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)(?:[0-9a-f]{7,12}|[0-9a-f]{40})\b")
@@ -135,6 +142,34 @@ def test_the_new_game_guide_names_every_part_of_a_game():
     parts = [f.name for f in dataclasses.fields(Game) if f.init]
     missing = [p for p in parts if f"`{p}" not in text]
     assert not missing, f"docs/new-game.md does not name {missing}"
+
+
+def test_the_performance_page_is_made_from_the_result_files():
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "bench/report.py")
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    page = (ROOT / "docs/performance.md").read_text(encoding="utf-8")
+    assert page == report.render(), "run `python bench/report.py > docs/performance.md`"
+
+
+def test_every_result_file_names_its_date_and_commit():
+    bad = []
+    for path in sorted((ROOT / "bench/results").glob("*.json")):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        named = re.search(r"\d{4}-\d{2}-\d{2}", path.name)
+        if not named or result.get("date") != named[0]:
+            bad.append(f"{path.name}: date {result.get('date')!r}, not the one of its name")
+        if not re.fullmatch(r"[0-9a-f]{40}\+?", str(result.get("commit"))):
+            bad.append(f"{path.name}: commit {result.get('commit')!r}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_changelog_has_an_entry_for_the_version():
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[{re.escape(version)}\]", changelog, re.M), (
+        f"CHANGELOG.md has no entry for {version}, the version in pyproject.toml"
+    )
 
 
 def runnable() -> list[tuple[Path, int, str]]:
