@@ -19,10 +19,11 @@ FOLDER = Path(__file__).resolve().parent / "results"
 
 
 def commit() -> str:
-    """The commit measured (with `+` when the work tree has changes), or `unknown`."""
+    """The commit measured (with `+` when the code has changes not committed), or `unknown`."""
     try:
         head = _git("rev-parse", "HEAD")
-        dirty = _git("status", "--porcelain", "--untracked-files=no")
+        # the results themselves do not count as a change to the code measured
+        dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+" if dirty else "")
