@@ -31,7 +31,7 @@ def commit() -> str:
 
 def _git(*args: str) -> str:
     out = subprocess.run(
-        ["git", *args], capture_output=True, text=True, check=True, cwd=FOLDER.parent
+        ["git", *args], capture_output=True, text=True, check=True, cwd=FOLDER.parent.parent
     )
     return out.stdout.strip()
 
