@@ -6,13 +6,14 @@ the idle ones, an invite whose seat was taken, and the timeline's steps, label a
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
 
 from service.core.game import add_seconds
 from service.core.times import utc_now
-from tests.support.browser import auth, create, shot
+from tests.support.browser import auth, create, record_console_errors, shot
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
@@ -67,6 +68,37 @@ def test_open_games_are_newest_first_without_the_idle_ones(server, open_page):
     assert ids.index(newer) < ids.index(older)
     assert idle not in ids
     assert idle in [g["id"] for g in server.client.get("/v1/games?status=open").json["games"]]
+
+
+def test_the_lobby_in_turkish_offers_every_bot_level_by_its_name(server, browser):
+    """Each level `GET /v1/rules` lists for a game (random, greedy, strong; Batak's expert too)
+    can be picked for each bot seat of the create form, named in the page's language; the
+    lobby's own words (My games, its buttons) are all translated."""
+    created = create(server, {"game": "bataille", "seats": [{"name": "ana"}, {"bot": "strong"}]})
+    tokens = {created["id"]: created["seats"][0]["token"]}
+    context = browser.new_context(locale="tr-TR")
+    page = context.new_page()
+    errors: list[str] = []
+    record_console_errors(page, server, errors)
+    page.add_init_script(f"localStorage.setItem('batayo.tokens', '{json.dumps(tokens)}')")
+    page.goto(server.base + "/")
+    expect(page.locator("#my-games .mine-row")).to_contain_text("güçlü bot 1")
+    levels = {g["id"]: g["bots"] for g in server.client.get("/v1/rules").json["games"]}
+    for game in ("batayo", "batak"):
+        page.select_option("#new-game-game", game)
+        for seat in range(1, 4 if game == "batak" else 2):
+            values = page.locator(f"#seat-{seat} option").evaluate_all("os => os.map(o => o.value)")
+            assert [v for v in values if v.startswith("bot:")] == [f"bot:{b}" for b in levels[game]]
+    labels = page.locator("#seat-1 option").all_inner_texts()
+    assert "güçlü bot" in labels and "uzman bot" in labels, labels
+    assert page.evaluate("[...window.__i18nMissing]") == []
+    page.select_option("#seat-3", "bot:strong")
+    page.click("#create")
+    page.wait_for_url(GAME_URL)
+    seats = server.client.get(f"/v1/games/{GAME_URL.search(page.url).group(1)}").json["seats"]
+    assert seats[3]["bot"] == "strong"
+    context.close()
+    assert errors == []
 
 
 def test_an_invite_whose_seat_was_taken_says_so(server, open_page):
