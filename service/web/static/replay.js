@@ -30,7 +30,8 @@ const sum = (list) => (Array.isArray(list) ? list.reduce((a, b) => a + (Number(b
  * trick, or the trick (empty for a game this page does not know). */
 export function positionOf(view) {
   const tb = view?.table || {};
-  switch (view?.game) {
+  if (!view || view.status === "open") return ""; // not dealt yet
+  switch (view.game) {
     case "bataille":
       return t("Round {n}", { n: tb.round });
     case "batayo":
