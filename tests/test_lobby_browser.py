@@ -13,17 +13,20 @@ import pytest
 
 from service.core.game import add_seconds
 from service.core.times import utc_now
-from tests.support.browser import auth, create, record_console_errors, shot
+from tests.support.browser import (
+    SHORT_BATAYO,
+    create,
+    played_to_the_end,
+    record_console_errors,
+    shot,
+    shown_version,
+)
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 GAME_URL = re.compile(r"/games/([0-9a-f]{16})$")
-
-
-def shown_version(page) -> int:
-    return int(page.locator("#version-label").get_attribute("data-version") or 0)
 
 
 def test_my_games_resume_in_a_click_and_can_be_removed(server, open_page):
@@ -122,24 +125,7 @@ def test_replay_steps_by_move_or_by_event_with_the_trick_shown_and_the_keys_list
     someone, never one inside a server batch (a reveal, a trick taken, the hands filled);
     Shift+arrow, or "step through every event", still goes one version at a time. The slider
     says which trick it shows, and the keys are written under it."""
-    created = create(
-        server,
-        {
-            "game": "batayo",
-            "options": {"players": 2, "format": "express"},
-            "seats": [{"name": "ana"}, {"name": "bob"}],
-            "deal": {"packs": [["AS", "KS", "8S"], ["AH", "7H", "9H"]]},
-        },
-    )
-    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
-    while (view := server.client.get(f"/v1/games/{gid}").json)["status"] != "finished":
-        for seat in view["to_move"]:
-            legal = server.client.get(f"/v1/games/{gid}", headers=auth(tokens[seat])).json
-            server.client.post(
-                f"/v1/games/{gid}/actions",
-                json=legal["legal_actions"][0],
-                headers=auth(tokens[seat]),
-            )
+    gid = played_to_the_end(server, SHORT_BATAYO)
     log = all_events(server, gid)
     last = log[-1]["version"]
     stops = [e["version"] for e, after in itertools.pairwise(log) if "cause" in after["data"]]
