@@ -250,9 +250,10 @@ function toggleAutoplay() {
 
 /** One step on (`dir` 1) or back (-1): to the next move, the server's intermediate versions
  * skipped (replay.js), or with "every event" ticked to the next version. */
-async function step(dir, options) {
+async function step(dir, options, byEvent = $("by-event").checked) {
+  // From the version asked for last: a second key press before its view came steps on from it.
   const from = page.following ? page.view.version : page.aim || page.view.version;
-  if ($("by-event").checked) return goTo(from + dir, options);
+  if (byEvent) return goTo(from + dir, options);
   const eventAt = (v) => page.eventCache.get(v);
   let target = moveFrom(from, dir, page.latest, eventAt);
   if (target === null) {
@@ -297,8 +298,7 @@ function wireControls() {
     }
     // The timeline's keys, listed under it (#replay-keys): a move, or an event with Shift.
     const dir = { ArrowLeft: -1, ArrowRight: 1 }[e.key];
-    if (dir && e.shiftKey) goTo(page.view.version + dir);
-    else if (dir) step(dir);
+    if (dir) step(dir, {}, e.shiftKey || $("by-event").checked);
     else if (e.key === "Home") goTo(1);
     else if (e.key === "End") goTo(page.latest);
     else if (e.key === " " && !e.target.closest("button, a, summary")) toggleAutoplay();
