@@ -6,7 +6,6 @@ nothing of but their `legal_actions` and their stream."""
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -153,25 +152,6 @@ def test_the_example_bot_plays_any_game_to_its_end(server, game, options):
     out = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "over:" in out.stdout and "verification: ok" in out.stdout, out.stdout
-
-
-def test_the_python_walkthrough_of_docs_api_md_runs_top_to_bottom(server):
-    """docs/api.md's Python snippets, in order, as one script against this server (its address
-    put for the guide's 127.0.0.1:8000): they play a game and end on their own, in bounded
-    time, with the interpreter the tests run on."""
-    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.M | re.S)
-    assert len(blocks) >= 6  # rules, create, join, play, follow, socket, verify
-    script = "\n".join(blocks)
-    for guide in ("http://127.0.0.1:8000", "http://localhost:8000"):
-        script = script.replace(guide, server)
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    lines = out.stdout.splitlines()
-    assert any(line.startswith("{'id'") and "'version'" in line for line in lines), out.stdout
-    assert lines[-1] == "incomplete", out.stdout  # verified so far, the game still running
 
 
 def test_the_client_and_the_example_are_typed_strictly():
