@@ -15,6 +15,9 @@ walkthroughs marked runnable run against a real server.
   placeholders are filled from a game the test creates for the page: `ID`/`$GAME` its id,
   `TOKEN`/`$TOKEN` its first seat's token. Every `curl` must get a 2xx (a live stream, `-N`, is
   cut after a moment). Install blocks are never marked: CI's own install runs them.
+- **Runnable Python.** The blocks fenced as `python run` of a page make one script, run top to
+  bottom with the tests' own Python against that server (`http://127.0.0.1:8000` and
+  `http://localhost:8000` pointing at it): it must end on its own, within a minute, and exit 0.
 - **Code from a file.** A block whose info string names a file (```` ```python
   file=tests/support/toy.py ````) is a piece of that file, word for word: docs/new-game.md's
   worked example is the toy game the tests play. That page names every part of a `Game`.
@@ -32,6 +35,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -53,6 +57,7 @@ SESSION = re.compile(
     re.IGNORECASE,
 )
 RUNNABLE = "sh run"
+RUNNABLE_PYTHON = "python run"
 
 
 def pages() -> list[Path]:
@@ -245,3 +250,30 @@ def test_a_runnable_block_runs(server, tmp_path, path, line, text):
         check=False,
     )
     assert out.returncode == 0, f"{rel(path)}:{line}\n{script}\n{out.stdout}\n{out.stderr}"
+
+
+def python_walkthroughs() -> list[Path]:
+    return [p for p in pages() if any(info == RUNNABLE_PYTHON for _, info, _ in blocks(p))]
+
+
+def test_the_python_walkthrough_is_marked_runnable():
+    assert "docs/api.md" in {rel(p) for p in python_walkthroughs()}
+
+
+@pytest.mark.parametrize("path", python_walkthroughs(), ids=rel)
+def test_a_python_walkthrough_runs_top_to_bottom_and_ends(server, tmp_path, path):
+    """A reader who pastes the page's Python into one file and runs it is not left waiting:
+    the script ends on its own (a game played far enough to show each call) and succeeds."""
+    script = "\n".join(text for _, info, text in blocks(path) if info == RUNNABLE_PYTHON)
+    script = re.sub(
+        r"http://(127\.0\.0\.1|localhost):8000", f"http://127.0.0.1:{server.port}", script
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, f"{rel(path)}\n{out.stdout}\n{out.stderr}"
