@@ -61,6 +61,7 @@ def _game_links(source: str) -> dict:
         "GetTies": "ties",
         "Act": "act",
         "JoinGame": "joinGame",
+        "Skip": "skip",
     }
     return {
         name: {"operationId": op, "parameters": {"game_id": source}} for name, op in ops.items()
