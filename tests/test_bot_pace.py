@@ -9,6 +9,7 @@ before and after the due time, not a latency."""
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 
 import fakeredis
@@ -16,13 +17,15 @@ import pytest
 
 from service.core.game import add_seconds
 from service.core.options import BOT_PACE_MAX_MS
-from service.core.times import moment
+from service.core.pace import pace_ms
+from service.core.times import at_ms, moment
 from service.core.verify import verify
 from service.engine import Engine
-from service.engine.dispatch import InlineDispatcher
+from service.engine.dispatch import InlineDispatcher, OutboxDispatcher
 from service.settings import Settings, SettingsError, load
 from service.sim.simulate import simulate
 from service.store import Store
+from tests.support.golden import path as golden_path
 from tests.support.helpers import auth
 from tests.support.service import Service
 
@@ -143,6 +146,27 @@ def test_a_humans_clock_starts_when_the_paced_bot_move_lands():
     assert view["clocks"]["move:0"] == add_seconds(landed, 30)  # not T0 + 30
 
 
+def test_a_paced_job_waits_in_the_outbox_to_the_millisecond():
+    """Under `batayo worker` the paced job is an outbox entry due at the last event's time plus
+    the pace: no pump hands it to a worker before, one does at its due time."""
+    store = Store(fakeredis.FakeRedis())
+    clock = Clock(T0)
+    engine = Engine(store, OutboxDispatcher(store.outbox), clock=clock)
+    made = engine.create(
+        {
+            "game": "bataille",
+            "options": {"bot_pace_ms": 750},
+            "seats": [{"name": "ana"}, {"bot": "random"}],
+        }
+    )
+    due = at_ms(T0) + 750
+    assert store.outbox.claim(due - 1) == []
+    claimed = store.outbox.claim(due)
+    assert [(body["job"], body["args"], body["due"]) for _, body, _ in claimed] == [
+        ("bot_moves", [made["id"], made["version"]], due)
+    ]
+
+
 def test_a_paced_job_holds_no_worker_and_a_clock_is_not_behind_it():
     """The embedded worker (one thread) runs a clock due while a paced bot move waits."""
     engine = Engine(Store(fakeredis.FakeRedis()))
@@ -201,6 +225,17 @@ def test_paced_bot_moves_in_real_time_land_after_the_pace():
 
 
 # -- what ignores the pace ---------------------------------------------------------------------
+
+
+def test_a_golden_log_has_no_pace_and_reads_as_0():
+    """Logs made before the option have none in their `created` event: they verify as written
+    and read as pace 0 (tests/test_golden_logs.py refolds them all)."""
+    export = json.loads(golden_path("bataille-humans-seeded").read_text())
+    assert "bot_pace_ms" not in export["events"][0]["data"]["options"]
+    assert verify(export["events"])["status"] == "ok"
+    created = export["events"][0]["data"]
+    assert any("bot" not in s for s in created["seats"])  # a person's seat: the pace would apply
+    assert pace_ms({"options": created["options"], "seats": created["seats"]}) == 0
 
 
 def test_simulate_ignores_the_pace():
@@ -268,10 +303,12 @@ def test_skip_to_the_end_once_no_human_plays():
 
 
 def test_no_skip_without_a_pace():
-    svc, clock = paced_service()
+    svc, _ = paced_service()
     gid, token = out_first(svc, 0)
     svc.client.post(f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(token))
-    run_due(svc, clock)
-    assert svc.client.get(f"/v1/games/{gid}").json["skippable"] is False
+    svc.engine.bot_moves(gid, svc.engine.store.version(gid))  # one job: the bots flip, ana is out
+    view = svc.client.get(f"/v1/games/{gid}").json
+    assert view["status"] == "playing" and view["table"]["players"][0]["out"] is True
+    assert view["skippable"] is False  # nothing to skip: the bots already play at once
     r = svc.client.post(f"/v1/games/{gid}/skip", headers=auth(token))
-    assert r.status_code == 409 and r.json["code"] in ("cannot_skip", "game_over")
+    assert r.status_code == 409 and r.json["code"] == "cannot_skip"
