@@ -92,3 +92,31 @@ def test_paced_bots_reach_the_page_at_their_pace_and_a_skip_ends_the_game(server
     assert time.monotonic() - started < 8
     expect(skip).to_be_hidden()
     shot(page, "pace-skipped-to-the-end")
+
+
+MOTION = """() => {
+  const seat = document.createElement("div");
+  seat.className = "seat";
+  seat.dataset.pos = "t";
+  const card = document.createElement("div");
+  card.className = "card flip";
+  const last = document.createElement("div");
+  last.className = "reveal last-play gather";
+  seat.append(card);
+  document.getElementById("table").append(seat, last);
+  const names = [getComputedStyle(card).animationName, getComputedStyle(last).animationName];
+  seat.remove();
+  last.remove();
+  return names;
+}"""
+
+
+def test_the_form_offers_half_a_second_and_motion_follows_the_users_choice(server, open_page):
+    form = open_page("/")
+    expect(form.locator("#opt-bot_pace_ms")).to_have_value("500")
+    created = create(server, {"game": "bataille", "seats": [{"name": "ana"}, {"bot": "random"}]})
+    page = open_page(f"/games/{created['id']}")
+    expect(page.locator("#table .seat").first).to_be_visible()
+    assert page.evaluate(MOTION) == ["land", "gather"]  # a card slides in, a trick is gathered
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(MOTION) == ["none", "none"]
