@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 
 import fakeredis
 import pytest
@@ -165,6 +166,23 @@ def test_a_paced_job_waits_in_the_outbox_to_the_millisecond():
     assert [(body["job"], body["args"], body["due"]) for _, body, _ in claimed] == [
         ("bot_moves", [made["id"], made["version"]], due)
     ]
+
+
+def test_an_idle_pump_looks_again_when_the_next_job_falls_due():
+    """The pump of `batayo worker` waits for new work at most POLL_S, less when an outbox
+    entry falls due sooner: a paced move is handed over at its due time, not POLL_S late."""
+    from workers.pump import POLL_S, SOONEST_S, Pump
+
+    store = Store(fakeredis.FakeRedis())
+    pump = Pump(store, queue=None)
+    assert pump.idle_wait() == POLL_S  # nothing waits
+    now = int(time.time() * 1000)
+    store.outbox.put("bots-g-2", "bot_moves", ("g", 2), now + 10_000)
+    assert pump.idle_wait() == POLL_S  # nothing falls due before the next look
+    store.outbox.put("bots-g-1", "bot_moves", ("g", 1), now + 60)
+    assert SOONEST_S <= pump.idle_wait() <= 0.06
+    store.outbox.put("timer-g", "fire_timer", ("g", "move:0"), now - 5)  # a clock due already
+    assert pump.idle_wait() == SOONEST_S
 
 
 def test_a_paced_job_holds_no_worker_and_a_clock_is_not_behind_it():
