@@ -203,6 +203,8 @@ class Game:
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
     `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
     bot waits before it plays, so that a person it plays with may choose first.
+    `seats_out(state)`: the seats eliminated while the game goes on (none in a game without
+    eliminations), so the service knows when no person is left playing.
 
     For the contract (`service.api.openapi`): `table_shape` is what `view` returns, `result_shape`
     the fields the game adds to `result` (or narrows: its `reason`s), `problems` the codes its
@@ -237,6 +239,7 @@ class Game:
     hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
+    seats_out: Callable[[dict], list[Seat]] | None = None
     # the result when the game reaches its event budget (reason `event_limit`;
     # docs/rules/common.md#event-budget: "ends the same way" as at `max_rounds`); none: a draw
     over_budget: Callable[[dict], dict] | None = None

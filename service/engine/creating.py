@@ -35,17 +35,21 @@ class Plan:
     fixed_id: bool = False
 
 
-def plan(body: dict, test_games: bool) -> Plan:
-    """Check a create request against the game's rules; what the engine needs to create it."""
+def plan(body: dict, test_games: bool, bot_pace_ms: int = 0) -> Plan:
+    """Check a create request against the game's rules; what the engine needs to create it.
+    `bot_pace_ms` is the server's pace for a game with a human seat whose request names none."""
     name = body["game"]
     if name not in GAMES:
         raise bad_action(f"unknown game {name!r}; games: {', '.join(GAMES)}")
     game = GAMES[name]
+    seats_in = body["seats"]
+    given = body.get("options") or {}
+    if bot_pace_ms and "bot_pace_ms" not in given and any(s.get("bot") is None for s in seats_in):
+        given = {**given, "bot_pace_ms": bot_pace_ms}
     try:
-        options = resolve_options(game, body.get("options") or {})
+        options = resolve_options(game, given)
     except ValueError as exc:
         raise bad_action(str(exc)) from None
-    seats_in = body["seats"]
     count = game.seat_count(options)
     if len(seats_in) != count:
         raise bad_action(f"{name} with these options has {count} seats, not {len(seats_in)}")

@@ -230,6 +230,17 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "reason": {"type": "string"},
             }
         ),
+        "Skipped": _object(
+            {
+                "id": ref("GameId"),
+                "version": {"type": "integer", "description": "the game's version when asked"},
+                "bot_pace_ms": {
+                    "type": "integer",
+                    "const": 0,
+                    "description": "the bots now play the rest at full speed",
+                },
+            }
+        ),
         "Verification": _object(
             {
                 "status": {

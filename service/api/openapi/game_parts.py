@@ -109,6 +109,7 @@ def _view(game: Game, p: str) -> dict:
             "seed_commitment",
             "fairness",
             "clocks",
+            "skippable",
         ],
         "properties": {
             "id": ref("GameId"),
@@ -142,6 +143,11 @@ def _view(game: Game, p: str) -> dict:
                 "description": "running clocks and when they run out: `move:<seat>` "
                 "(`move_timeout_s`) and the game's own",
                 "additionalProperties": TIME,
+            },
+            "skippable": {
+                "type": "boolean",
+                "description": "no human seat is still playing and the bots keep a pace "
+                "(`bot_pace_ms`): a seat holder may POST /skip to see the end at once",
             },
         },
         "additionalProperties": False,

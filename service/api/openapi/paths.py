@@ -61,6 +61,7 @@ def _game_links(source: str) -> dict:
         "GetTies": "ties",
         "Act": "act",
         "JoinGame": "joinGame",
+        "Skip": "skip",
     }
     return {
         name: {"operationId": op, "parameters": {"game_id": source}} for name, op in ops.items()
@@ -450,6 +451,22 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                     **_problems(404, 409),
                 },
                 parameters=[game, _param("IfNoneMatch")],
+            )
+        },
+        "/v1/games/{game_id}/skip": {
+            "post": _op(
+                "skip",
+                "Skip to the end: the bots play the rest at full speed, not at the game's pace.",
+                SEAT_ONLY,
+                {
+                    "200": _json(ref("Skipped"), "The bots play on at once.", RATE_HEADERS),
+                    **_problems(401, 403, 404, 409),
+                },
+                description="Once no human seat is still playing (every one eliminated), any "
+                "seat holder may ask it; the view's `skippable` says when. Asking again changes "
+                "nothing. Else 409 `cannot_skip` (no pace, or a human still plays) or "
+                "`game_over`. It is not written in the log: the pace is a presentation of time.",
+                parameters=[game],
             )
         },
         "/v1/games/{game_id}/hint": {

@@ -133,6 +133,11 @@ def _need(state: State) -> int:
     return 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
 
 
+def seats_out(state: State) -> list[int]:
+    """The seats out of the game so far (docs/rules/bataille.md#rule-7)."""
+    return [s for s, out in enumerate(state["table"]["out"]) if out]
+
+
 def to_move(state: State) -> list[int]:
     t = state["table"]
     put, out = t["put"], t["out"]

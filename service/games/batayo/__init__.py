@@ -25,6 +25,7 @@ GAME = Game(
     decide=rules.decide,
     apply=rules.apply,
     to_move=rules.to_move,
+    seats_out=rules.seats_out,
     legal_actions=rules.legal_actions,
     view=view.view,
     cards=rules.cards,

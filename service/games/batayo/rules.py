@@ -167,6 +167,11 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which ---------------------------------------------------------------------
 
 
+def seats_out(state: State) -> list[int]:
+    """The seats eliminated so far (docs/rules/batayo.md#rule-4)."""
+    return [s for s, out in enumerate(state["table"]["out"]) if out]
+
+
 def to_move(state: State) -> list[int]:
     t = state["table"]
     if t["phase"] not in ("trick", "sudden_death"):
