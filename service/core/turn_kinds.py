@@ -14,7 +14,7 @@ the awaited seats (the view's `to_move`, clocks, bots):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -45,17 +45,15 @@ class Sequential:
 
 @dataclass(frozen=True)
 class Simultaneous:
-    """A step of simultaneous moves: `seats(state)` the seats that play the step, in seat
-    order, and `owes(state, seat)` whether that seat's move is still to come. The seats that owe
-    one are awaited together; once none does, the step is complete and the rules resolve it."""
+    """A step of simultaneous moves: `owing(state)` the seats of the step whose move is still
+    to come, in seat order, awaited together; once none is, the step is complete and the
+    rules resolve it."""
 
-    seats: Callable[[Any], Sequence[Seat]]
-    owes: Callable[[Any, Seat], bool]
+    owing: Callable[[Any], list[Seat]]
     simultaneous: ClassVar[bool] = True
 
     def to_move(self, state: Any) -> list[Seat]:
-        owes = self.owes
-        return [s for s in self.seats(state) if owes(state, s)]
+        return self.owing(state)
 
     def complete(self, state: Any) -> bool:
         """Whether every seat of the step has moved, in a game still playing."""
@@ -73,10 +71,9 @@ class CommitReveal(Simultaneous):
     then: Sequential | None = None  # awaited in the open once every commit is in
 
     def to_move(self, state: Any) -> list[Seat]:
-        owes = self.owes
-        waiting = [s for s in self.seats(state) if owes(state, s)]
-        if waiting or self.then is None:
-            return waiting
+        owing = self.owing(state)
+        if owing or self.then is None:
+            return owing
         return self.then.to_move(state)
 
     def check(self, events: Mapping[str, Event]) -> None:

@@ -62,11 +62,11 @@ def start(cmd, deal: dict | None) -> None:
     cmd.emit("dealt", {"hands": [cards[:HAND], cards[HAND : 2 * HAND]], "rest": cards[2 * HAND :]})
 
 
-def _owes(state: dict, seat: int) -> bool:
-    return state["table"]["put"][seat] is None
+def _owing(state: dict) -> list[int]:
+    return [s for s in (0, 1) if state["table"]["put"][s] is None]
 
 
-TURNS = CommitReveal(lambda state: (0, 1), _owes, commit="committed", reveal="revealed")
+TURNS = CommitReveal(_owing, commit="committed", reveal="revealed")
 
 
 def legal_actions(state: dict, seat: int) -> list[dict]:

@@ -83,7 +83,7 @@ def _world(view: Mapping, rng: BotRng) -> dict:
         "step": t["bataille"],
         "revealed": False,
         "round": t["round"] - 1,
-        "seen": [],
+        "seen": "",
         "repeat": None,
     }
     return search.state_from(view, table)

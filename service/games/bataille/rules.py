@@ -48,7 +48,7 @@ class Table(TypedDict):
     step: int  # the round's turn is step 0, each bataille one more
     revealed: bool  # a variant that chooses: this step's face-up cards turned
     round: int  # rounds finished
-    seen: list[str]  # ordered gathering: the key of each round's starting position, by round
+    seen: str  # ordered gathering: each round's starting position's key, end to end (rule 8)
     repeat: int | None  # the round whose position came back (rule 8)
 
 
@@ -90,7 +90,7 @@ def setup(options: dict) -> Table:
         "step": 0,
         "revealed": False,
         "round": 0,
-        "seen": [],
+        "seen": "",
         "repeat": None,
     }
 
@@ -134,20 +134,17 @@ def _need(state: State) -> int:
     return variant(state["options"]).need(state["table"]["step"])
 
 
-def _contenders(state: State) -> list[int]:
-    return state["table"]["contenders"]
-
-
-def _owes(state: State, seat: int) -> bool:
-    """A contender still to put its cards in this step (one out of the game puts none)."""
+def _owing(state: State) -> list[int]:
+    """The contenders still to put their cards in this step (one out of the game puts none)."""
     t = state["table"]
-    return t["put"][seat] is None and not t["out"][seat]
+    put, out = t["put"], t["out"]
+    return [s for s in t["contenders"] if put[s] is None and not out[s]]
 
 
 # rules 2 and 4: every contender of a step puts its cards, in any order; in a variant that
 # chooses, the chosen cards are committed face down and revealed together
-TURNS = Simultaneous(_contenders, _owes)
-CHOICES = CommitReveal(_contenders, _owes, commit="committed", reveal="revealed")
+TURNS = Simultaneous(_owing)
+CHOICES = CommitReveal(_owing, commit="committed", reveal="revealed")
 to_move = TURNS.to_move
 
 
@@ -182,10 +179,11 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 # -- the command side ------------------------------------------------------------------------
 
 
-def _turn_pack(cmd: Command, seat: int) -> None:
-    """Rule 5: an exhausted pack is replaced by the won pile (shuffled when `gather` is random)."""
+def _turn_pack(cmd: Command, seat: int, need: int) -> None:
+    """Rule 5: a pack too short for the `need` cards of this step is replaced by the won pile
+    (shuffled when `gather` is random)."""
     t = cmd.state["table"]
-    if len(t["packs"][seat]) >= _need(cmd.state) or not t["won"][seat]:
+    if len(t["packs"][seat]) >= need or not t["won"][seat]:
         return
     data: dict[str, Any] = {"seat": seat, "count": len(t["won"][seat])}
     if cmd.state["options"]["gather"] == "random":
@@ -204,7 +202,7 @@ def decide(cmd: Command, seat: int, action: dict) -> None:
 def _flip(cmd: Command, seat: int) -> None:
     """Rule 2: the seat turns the top card of its pack (in a bataille, one face down first)."""
     need = _need(cmd.state)
-    _turn_pack(cmd, seat)
+    _turn_pack(cmd, seat, need)
     pack = cmd.state["table"]["packs"][seat]
     cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
 
@@ -225,7 +223,7 @@ def _choose(cmd: Command, seat: int, action: dict) -> None:
             raise RuleError("card_not_in_hand", f"{card} is not in your pack")
     if len(set(cards)) != len(cards):
         raise RuleError("same_card_twice", "the face-up and face-down cards must differ")
-    _turn_pack(cmd, seat)
+    _turn_pack(cmd, seat, need)
     cmd.emit(CHOICES.commit, {"seat": seat, "card": cards[0], "down": cards[1:]})
 
 
@@ -282,9 +280,10 @@ def _shortfall(cmd: Command, seat: int) -> None:
     state: State = cmd.state
     t = state["table"]
     have = len(t["packs"][seat]) + len(t["won"][seat])
-    if have >= _need(state):
+    need = _need(state)
+    if have >= need:
         return
-    _turn_pack(cmd, seat)
+    _turn_pack(cmd, seat, need)
     cards = list(t["packs"][seat])
     if state["options"]["shortfall"] == "play_out" and cards:
         # what they have, the face-up card first; out only with no card at all
@@ -355,7 +354,9 @@ def apply(state: State, event: dict) -> None:
         seat = d["seat"]
         up = d["up"] if kind == "flipped" else d["card"]
         down = d["down"]
-        t["packs"][seat] = [c for c in t["packs"][seat] if c != up and c not in down]
+        pack = t["packs"][seat]
+        for card in [*down, up]:
+            pack.remove(card)
         t["put"][seat] = {"up": up, "down": list(down)}
     elif kind == "revealed":
         t["revealed"] = True
@@ -413,11 +414,30 @@ def _remember_position(state: State) -> None:
         return
     t = state["table"]
     text = "|".join(",".join(p + w) for p, w in zip(t["packs"], t["won"], strict=True))
-    key = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-    if key in t["seen"]:
-        t["repeat"] = t["seen"].index(key) + 1
-    else:
-        t["seen"].append(key)
+    key = hashlib.blake2b(text.encode(), digest_size=_KEY // 2).hexdigest()
+    t["repeat"] = round_seen(t["seen"], key)
+    if t["repeat"] is None:
+        t["seen"] += key
+
+
+# The positions' keys grow by one a round, and a state is copied on every action: a list of
+# keys (`round_seen_plain`) would be copied whole each time, so they are kept end to end in
+# one string, which a copy shares (docs/performance.md#bataille-positions; the two are checked
+# against each other in tests/test_bataille_rules.py).
+_KEY = 16  # hex digits of a position's key
+
+
+def round_seen_plain(keys: list[str], key: str) -> int | None:
+    """The round (from 1) whose starting position had `key`, or None: keys in round order."""
+    return keys.index(key) + 1 if key in keys else None
+
+
+def round_seen(keys: str, key: str) -> int | None:
+    """`round_seen_plain` over the keys written end to end in one string."""
+    at = keys.find(key)
+    while at != -1 and at % _KEY:  # only whole keys count
+        at = keys.find(key, at + 1)
+    return None if at == -1 else at // _KEY + 1
 
 
 def cards(state: State) -> list[str]:

@@ -168,18 +168,16 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which ---------------------------------------------------------------------
 
 
-def _contenders(state: State) -> list[int]:
+def _owing(state: State) -> list[int]:
+    """The contenders still to commit their card in this step."""
     t = state["table"]
-    return t["contenders"] if t["phase"] in ("trick", "sudden_death") else []
-
-
-def _owes(state: State, seat: int) -> bool:
-    t = state["table"]
-    return t["committed"][seat] is None and not t["out"][seat]
+    if t["phase"] not in ("trick", "sudden_death"):
+        return []
+    return [s for s in t["contenders"] if t["committed"][s] is None and not t["out"][s]]
 
 
 # rule 2: every contender commits a card face down; they are revealed together
-TURNS = CommitReveal(_contenders, _owes, commit="committed", reveal="revealed")
+TURNS = CommitReveal(_owing, commit="committed", reveal="revealed")
 to_move = TURNS.to_move
 
 

@@ -208,12 +208,10 @@ def _played(t: Table, seat: int) -> bool:
     return any(put[f] is not None and put[f]["seat"] == seat for f in FACES)
 
 
-def _allies(state: State) -> tuple[int, ...]:
-    return ALLIES if state["table"]["phase"] == "battle" else ()
-
-
-def _ally_owes(state: State, seat: int) -> bool:
-    return not _played(state["table"], seat)
+def _allies_owing(state: State) -> list[int]:
+    """The Allies still to play in this battle."""
+    t = state["table"]
+    return [s for s in ALLIES if not _played(t, s)] if t["phase"] == "battle" else []
 
 
 def _king(state: State) -> int | None:
@@ -225,9 +223,7 @@ def _king(state: State) -> int | None:
 
 # rule 2: the Allies play at once, one face down (sealed until the reveal), one face up; then
 # the King plays, face up; then the face-down card is turned
-TURNS = CommitReveal(
-    _allies, _ally_owes, commit="played", reveal="revealed", then=Sequential(_king)
-)
+TURNS = CommitReveal(_allies_owing, commit="played", reveal="revealed", then=Sequential(_king))
 to_move = TURNS.to_move
 
 
