@@ -81,6 +81,6 @@ def test_each_bataille_variant_is_one_object_chosen_by_the_option():
     assert option.choices == tuple(VARIANTS)
     for name, chosen in VARIANTS.items():
         assert variant({"variant": name}) is chosen
-        assert chosen.need(0) == 1
-    assert [VARIANTS[n].need(1) for n in ("classique", "sans_inconnue", "ouverte")] == [2, 1, 2]
+    cards = [VARIANTS[n].bataille_cards for n in ("classique", "sans_inconnue", "ouverte")]
+    assert cards == [2, 1, 2]
     assert [n for n, v in VARIANTS.items() if v.chooses] == ["ouverte"]

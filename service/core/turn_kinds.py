@@ -24,11 +24,14 @@ Seat = int
 
 
 class TurnKind(Protocol):
-    """What every turn kind offers."""
+    """What every turn kind offers: whether several seats may be awaited at once, and
+    `to_move(state)`, the seats awaited (a function the framework calls after every event, so
+    each kind hands over the plainest one it has)."""
 
-    simultaneous: ClassVar[bool]  # whether several seats may be awaited at once
+    simultaneous: ClassVar[bool]
 
-    def to_move(self, state: Any) -> list[Seat]: ...
+    @property
+    def to_move(self) -> Callable[[Any], list[Seat]]: ...
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,11 @@ class Sequential:
     turn: Callable[[Any], Seat | None]
     simultaneous: ClassVar[bool] = False
 
-    def to_move(self, state: Any) -> list[Seat]:
+    @property
+    def to_move(self) -> Callable[[Any], list[Seat]]:
+        return self._awaited
+
+    def _awaited(self, state: Any) -> list[Seat]:
         seat = self.turn(state)
         return [] if seat is None else [seat]
 
@@ -52,8 +59,9 @@ class Simultaneous:
     owing: Callable[[Any], list[Seat]]
     simultaneous: ClassVar[bool] = True
 
-    def to_move(self, state: Any) -> list[Seat]:
-        return self.owing(state)
+    @property
+    def to_move(self) -> Callable[[Any], list[Seat]]:
+        return self.owing
 
     def complete(self, state: Any) -> bool:
         """Whether every seat of the step has moved, in a game still playing."""
@@ -70,11 +78,13 @@ class CommitReveal(Simultaneous):
     reveal: str = ""  # the event type that turns the step's commits face up
     then: Sequential | None = None  # awaited in the open once every commit is in
 
-    def to_move(self, state: Any) -> list[Seat]:
-        owing = self.owing(state)
-        if owing or self.then is None:
-            return owing
-        return self.then.to_move(state)
+    @property
+    def to_move(self) -> Callable[[Any], list[Seat]]:
+        return self.owing if self.then is None else self._owing_then
+
+    def _owing_then(self, state: Any) -> list[Seat]:
+        assert self.then is not None
+        return self.owing(state) or self.then.to_move(state)
 
     def check(self, events: Mapping[str, Event]) -> None:
         """The game's events seal a commit until the reveal, and the reveal unseals it: a

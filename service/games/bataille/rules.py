@@ -130,8 +130,9 @@ def start(cmd: Command, deal: dict | None) -> None:
 
 
 def _need(state: State) -> int:
-    """Cards a contender puts in this step (the variant's)."""
-    return variant(state["options"]).need(state["table"]["step"])
+    """Cards a contender puts in this step: 1 in the round's turn, the variant's in a bataille."""
+    step = state["table"]["step"]
+    return 1 if step == 0 else variant(state["options"]).bataille_cards
 
 
 def _owing(state: State) -> list[int]:
@@ -179,11 +180,11 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 # -- the command side ------------------------------------------------------------------------
 
 
-def _turn_pack(cmd: Command, seat: int, need: int) -> None:
-    """Rule 5: a pack too short for the `need` cards of this step is replaced by the won pile
-    (shuffled when `gather` is random)."""
+def _turn_pack(cmd: Command, seat: int) -> None:
+    """Rule 5, for a pack too short for the cards of this step: the won pile, if any, goes under
+    it (shuffled when `gather` is random)."""
     t = cmd.state["table"]
-    if len(t["packs"][seat]) >= need or not t["won"][seat]:
+    if not t["won"][seat]:
         return
     data: dict[str, Any] = {"seat": seat, "count": len(t["won"][seat])}
     if cmd.state["options"]["gather"] == "random":
@@ -193,18 +194,16 @@ def _turn_pack(cmd: Command, seat: int, need: int) -> None:
 
 def decide(cmd: Command, seat: int, action: dict) -> None:
     if action["type"] == "flip":  # the framework offers `flip` only where nobody chooses
-        _flip(cmd, seat)
+        # rule 2: the seat turns the top card of its pack (in a bataille, one face down first)
+        need = _need(cmd.state)
+        packs = cmd.state["table"]["packs"]
+        if len(packs[seat]) < need:
+            _turn_pack(cmd, seat)
+        pack = packs[seat]
+        cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
     else:
         _choose(cmd, seat, action)
     _settle(cmd)
-
-
-def _flip(cmd: Command, seat: int) -> None:
-    """Rule 2: the seat turns the top card of its pack (in a bataille, one face down first)."""
-    need = _need(cmd.state)
-    _turn_pack(cmd, seat, need)
-    pack = cmd.state["table"]["packs"][seat]
-    cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
 
 
 def _choose(cmd: Command, seat: int, action: dict) -> None:
@@ -223,7 +222,8 @@ def _choose(cmd: Command, seat: int, action: dict) -> None:
             raise RuleError("card_not_in_hand", f"{card} is not in your pack")
     if len(set(cards)) != len(cards):
         raise RuleError("same_card_twice", "the face-up and face-down cards must differ")
-    _turn_pack(cmd, seat, need)
+    if len(state["table"]["packs"][seat]) < need:
+        _turn_pack(cmd, seat)
     cmd.emit(CHOICES.commit, {"seat": seat, "card": cards[0], "down": cards[1:]})
 
 
@@ -231,11 +231,10 @@ def _settle(cmd: Command) -> None:
     """Once every contender has put its cards: reveal, then take, bataille, or end the round."""
     state: State = cmd.state
     t = state["table"]
-    chooses = variant(state["options"]).chooses
     while TURNS.complete(state):
         contenders = t["contenders"]
         put = t["put"]
-        if chooses and not t["revealed"]:
+        if not t["revealed"] and variant(state["options"]).chooses:
             shown = {str(s): p["up"] for s in contenders if (p := put[s]) and p["up"]}
             cmd.emit(CHOICES.reveal, {"up": shown}, actor="server")
         best, tied = 0, []  # the highest face-up card, and the contenders who put one
@@ -272,7 +271,11 @@ def _settle(cmd: Command) -> None:
 
 def _put_count(t: Table) -> int:
     """The cards put in the current step."""
-    return sum(len(p["down"]) + (p["up"] is not None) for p in t["put"] if p)
+    count = 0
+    for p in t["put"]:
+        if p:
+            count += len(p["down"]) + (p["up"] is not None)
+    return count
 
 
 def _shortfall(cmd: Command, seat: int) -> None:
@@ -280,10 +283,9 @@ def _shortfall(cmd: Command, seat: int) -> None:
     state: State = cmd.state
     t = state["table"]
     have = len(t["packs"][seat]) + len(t["won"][seat])
-    need = _need(state)
-    if have >= need:
+    if have >= _need(state):
         return
-    _turn_pack(cmd, seat, need)
+    _turn_pack(cmd, seat)  # the pack is shorter still
     cards = list(t["packs"][seat])
     if state["options"]["shortfall"] == "play_out" and cards:
         # what they have, the face-up card first; out only with no card at all

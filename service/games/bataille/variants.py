@@ -18,10 +18,6 @@ class Variant:
     # (rule 2); otherwise each turns the top of its pack
     chooses: bool
 
-    def need(self, step: int) -> int:
-        """Cards a contender puts in a step: 1 in the round's turn (step 0), more in a bataille."""
-        return 1 if step == 0 else self.bataille_cards
-
 
 CLASSIQUE = Variant("classique", bataille_cards=2, chooses=False)
 SANS_INCONNUE = Variant("sans_inconnue", bataille_cards=1, chooses=False)  # no face-down card
