@@ -175,9 +175,12 @@ def idempotency_key() -> str | None:
     return checked_key(request.headers.get("Idempotency-Key"))
 
 
+KEY_MAX = 200  # characters of an idempotency key (header, or a socket's `key`)
+
+
 def checked_key(key: str | None) -> str | None:
-    if key is not None and not 1 <= len(key) <= 200:
-        raise Problem(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    if key is not None and not 1 <= len(key) <= KEY_MAX:
+        raise Problem(400, "invalid_request", f"Idempotency-Key must be 1 to {KEY_MAX} characters")
     return key
 
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from .shapes import Action, Event, Shape
 from .times import moment
+from .turn_kinds import CommitReveal, TurnKind
 
 T = TypeVar("T")
 
@@ -198,8 +199,9 @@ class Game:
     `start(cmd, deal)` emits the deal (deal: a checked test deal or None); `decide(cmd, seat,
     action)` emits the events of an action the framework found well formed and the seat
     awaited, or raises RuleError; `apply(state, event)` is the reducer (in place, pure in every
-    other way); `to_move(state)` the seats awaited while the game is playing (several for
-    simultaneous choices); `view(state, seat)` the table as a seat (None: a spectator) sees it.
+    other way); `turns` the game's turn kind (core/turn_kinds.py), whose `to_move(state)` is the
+    seats awaited while the game is playing (several for simultaneous choices), also
+    `game.to_move`; `view(state, seat)` the table as a seat (None: a spectator) sees it.
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
     `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
     bot waits before it plays, so that a person it plays with may choose first.
@@ -223,7 +225,7 @@ class Game:
     start: Callable[[Any, Deal], None]
     decide: Callable[[Any, Seat, dict], None]
     apply: Callable[[dict, dict], None]
-    to_move: Callable[[dict], list[Seat]]
+    turns: TurnKind
     legal_actions: Callable[[dict, Seat], list[dict]]
     view: Callable[[dict, Seat | None], dict]
     cards: Callable[[dict], list[str]]
@@ -249,13 +251,19 @@ class Game:
     texts: Mapping[str, Any] = field(default_factory=dict)  # core/texts.py: rules, option docs
     doc: str = ""
     reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
+    to_move: Callable[[dict], list[Seat]] = field(init=False)  # from `turns`
 
     def __post_init__(self) -> None:
         for required in ("random", "greedy"):
             if required not in self.bots:
                 raise ValueError(f"{self.name}: every game offers a {required!r} bot")
+        if self.traits.simultaneous != self.turns.simultaneous:
+            raise ValueError(f"{self.name}: the `simultaneous` trait contradicts the turn kind")
+        if isinstance(self.turns, CommitReveal):
+            self.turns.check(self.events)
         reveals = [k for k, e in self.events.items() if e.reveals]
         object.__setattr__(self, "reveal_events", frozenset(reveals))
+        object.__setattr__(self, "to_move", self.turns.to_move)
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"

@@ -7,7 +7,9 @@ from typing import Any
 
 from ...core import plain
 from ...core.texts import LANGS
+from ..http import KEY_MAX
 from ..schemas import GAME_ID_PATTERN
+from ..websocket import MAX_ID
 
 HEALTH_PARTS = {
     "store": {"type": "string", "enum": ["ok", "down"]},
@@ -401,7 +403,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         # the frames of /socket: each a text frame holding one JSON object
         "SocketId": {
             "type": ["string", "integer"],
-            "maxLength": 200,
+            "maxLength": MAX_ID,
             "description": "the client's own id of an `act` frame, echoed unchanged",
         },
         "SocketAuth": _object(
@@ -421,7 +423,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "key": {
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": 200,
+                    "maxLength": KEY_MAX,
                     "description": "as `Idempotency-Key`: the same key answers the same",
                 },
             },

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..http import KEY_MAX
 from ..schemas import EventsQuery, ListQuery, StreamQuery, TiesQuery, ViewQuery
 from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
 from .common import ref
@@ -500,7 +501,7 @@ def parameters() -> dict:
             "description": "a retry with the same key and body returns the first answer and "
             "appends nothing (an action's key is the seat's own; a create's or join's, the "
             "client's)",
-            "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+            "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX},
         },
         "IfMatch": {
             "name": "If-Match",
