@@ -35,17 +35,33 @@ TICKET_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 HEX64 = validate.Regexp(SEED_PATTERN, error="must be 64 hexadecimal characters")
 
 
-def _plain(value: str) -> None:
-    # a search for the characters refused, not a match of `plain.PATTERN`: in Python, `$`
-    # matches before a final newline
-    if not plain.is_plain(value):
-        raise ValidationError(f"must not contain {plain.REFUSED}")
+class Plain(validate.Validator):
+    """Text a person types that others see (service/core/plain.py)."""
+
+    json_schema = {"pattern": plain.PATTERN}
+
+    def __call__(self, value: str) -> str:
+        # a search for the characters refused, not a match of `plain.PATTERN`: in Python, `$`
+        # matches before a final newline
+        if not plain.is_plain(value):
+            raise ValidationError(f"must not contain {plain.REFUSED}")
+        return value
 
 
 # what a person types that others see (service/core/plain.py): its length and its characters
-PLAIN = _plain
+PLAIN = Plain()
 NAME = [validate.Length(min=1, max=plain.NAME_MAX), PLAIN]
 CLIENT_SEED = [validate.Length(max=plain.CLIENT_SEED_MAX), PLAIN]
+
+
+def _name(**more: Any) -> fields.String:
+    doc = f"The seat's name. {plain.DESCRIPTION}"
+    return fields.String(validate=NAME, metadata={"description": doc}, **more)
+
+
+def _client_seed() -> fields.String:
+    doc = f"The player's own text, mixed into the deal's salt. {plain.DESCRIPTION}"
+    return fields.String(validate=CLIENT_SEED, metadata={"description": doc})
 
 
 class StrictInt(fields.Integer):
@@ -100,18 +116,29 @@ class Strict(Schema):
         unknown = RAISE
 
 
+SEAT_KINDS = 'a seat is {"name": ...}, {"bot": ...} or {"open": true}'
+
+
 class SeatIn(Strict):
-    name = fields.String(validate=NAME)
-    client_seed = fields.String(validate=CLIENT_SEED)
+    """A seat in a create: one of KINDS, told apart by its first field (the contract's
+    `SeatPerson`, `SeatBot` and `SeatOpen`)."""
+
+    KINDS = {
+        "SeatPerson": ("name", "client_seed"),
+        "SeatBot": ("bot",),
+        "SeatOpen": ("open",),
+    }
+    name = _name()
+    client_seed = _client_seed()
     bot = fields.String(validate=validate.Length(min=1, max=32))
-    open = StrictBool()
+    open = StrictBool(validate=validate.Equal(True, error=SEAT_KINDS))
 
     @validates_schema
     def _one_kind(self, data: dict, **kwargs: Any) -> None:
-        kinds = [k for k in ("name", "bot", "open") if k in data]
-        if len(kinds) != 1 or data.get("open") is False:
-            raise ValidationError('a seat is {"name": ...}, {"bot": ...} or {"open": true}')
-        if "client_seed" in data and "name" not in data:
+        kinds = [name for name, (first, *_) in self.KINDS.items() if first in data]
+        if len(kinds) != 1:
+            raise ValidationError(SEAT_KINDS)
+        if any(k not in self.KINDS[kinds[0]] for k in data):
             raise ValidationError("only a named seat takes a client_seed")
 
 
@@ -121,23 +148,34 @@ class CreateGame(Strict):
         keys=fields.String(validate=validate.Length(max=32)),
         values=OptionValue(allow_none=True),
         load_default=dict,
+        metadata={"description": "options left out take their default"},
     )
     seats = fields.List(
-        fields.Nested(SeatIn), required=True, validate=validate.Length(min=1, max=8)
+        fields.Nested(SeatIn),
+        required=True,
+        validate=validate.Length(min=1, max=8),
+        metadata={"description": "one a seat, as many as the options give"},
     )
-    seed = fields.String(validate=HEX64)
-    deal = fields.Dict()
+    seed = fields.String(
+        validate=HEX64,
+        metadata={"description": "test games only (server setting BATAYO_TEST_GAMES=1)"},
+    )
+    deal = fields.Dict(metadata={"description": "test games only: the starting cards"})
     id = fields.String(
-        validate=validate.Regexp(GAME_ID_PATTERN, error="must be 16 lowercase hex digits")
+        validate=validate.Regexp(GAME_ID_PATTERN, error="must be 16 lowercase hex digits"),
+        metadata={"description": "test games only; 409 if taken"},
     )
     seed_ticket = fields.String(
-        validate=validate.Regexp(TICKET_PATTERN, error="is not a seed ticket")
+        validate=validate.Regexp(TICKET_PATTERN, error="is not a seed ticket"),
+        metadata={
+            "description": "a ticket from POST /v1/seeds: the game takes the seed committed there"
+        },
     )
 
 
 class Join(Strict):
-    name = fields.String(required=True, validate=NAME)
-    client_seed = fields.String(validate=CLIENT_SEED)
+    name = _name(required=True)
+    client_seed = _client_seed()
 
 
 class ViewQuery(Strict):

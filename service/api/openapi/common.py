@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core import plain
 from ...core.texts import LANGS
 from ..schemas import GAME_ID_PATTERN
 
@@ -32,21 +31,6 @@ HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
 SEALED = ref("Sealed")
 SEAT_NUMBER = {"type": "integer", "minimum": 0}
-# what a person types that others see, as service/api/schemas.py checks it (service/core/plain.py)
-NAME_IN = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": plain.NAME_MAX,
-    "pattern": plain.PATTERN,
-    "description": f"The seat's name. {plain.DESCRIPTION}",
-}
-CLIENT_SEED_IN = {
-    "type": "string",
-    "maxLength": plain.CLIENT_SEED_MAX,
-    "pattern": plain.PATTERN,
-    "description": f"The player's own text, mixed into the deal's salt. {plain.DESCRIPTION}",
-}
-
 
 KEY_ID = {
     "type": "string",
@@ -185,13 +169,6 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "seed_commitment": HEX64,
                 "seats": {"type": "array", "items": ref("Seat")},
             }
-        ),
-        "Join": _object(
-            {
-                "name": NAME_IN,
-                "client_seed": CLIENT_SEED_IN,
-            },
-            ["name"],
         ),
         "Joined": _object(
             {
@@ -350,18 +327,6 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "CauseAbandon": _object(
             {"abandon": {"type": "object", "additionalProperties": False}},
             description="no new event for the game's abandon_after_s: it ends, abandoned",
-        ),
-        "SeatPerson": _object(
-            {
-                "name": NAME_IN,
-                "client_seed": CLIENT_SEED_IN,
-            },
-            ["name"],
-            description="a person's seat; its token comes in the answer",
-        ),
-        "SeatOpen": _object(
-            {"open": {"type": "boolean", "const": True}},
-            description="a seat left open for someone to join",
         ),
         "StreamEvent": _object(
             {

@@ -6,31 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
+
+from .checked import field_schema
 
 QUERY_MAX = 10**15 - 1  # the largest whole number a query takes without a bound of its own
 
 
 def _schema_of(field: fields.Field) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "integer" if isinstance(field, fields.Integer) else "string"}
-    for rule in field.validators:
-        if isinstance(rule, validate.Range):
-            if rule.min is not None:
-                out["minimum"] = rule.min
-            if rule.max is not None:
-                out["maximum"] = rule.max
-        elif isinstance(rule, validate.Length):
-            if rule.min:
-                out["minLength"] = rule.min
-            if rule.max is not None:
-                out["maxLength"] = rule.max
-        elif isinstance(rule, validate.OneOf):
-            out["enum"] = list(rule.choices)
+    out = field_schema(field, with_default=True)
+    out.pop("description", None)  # the parameter's own description says it
     if out["type"] == "integer" and "enum" not in out:
         out.setdefault("maximum", QUERY_MAX)
-    default = field.load_default
-    if isinstance(default, int | str) and not callable(default):
-        out["default"] = default
     return out
 
 
