@@ -14,13 +14,14 @@ from marshmallow import (
     validates_schema,
 )
 
-from ..core import plain
+from ..core import bounds, plain
 from ..core.cards import BadCard, parse_card
 from ..core.shapes import whole
 
 # A number written as text (a header, a query argument): ASCII digits only ("²".isdigit() is
-# true, and int("²") raises), at most 15 of them (a version, a length, a count).
-DIGITS = re.compile(r"[0-9]{1,15}")
+# true, and int("²") raises), at most bounds.DIGITS_MAX of them (a version, a length, a count).
+DIGITS_PATTERN = bounds.whole(f"[0-9]{{1,{bounds.DIGITS_MAX}}}")
+DIGITS = re.compile(DIGITS_PATTERN)
 
 
 def whole_number(text: str) -> int | None:
@@ -28,11 +29,8 @@ def whole_number(text: str) -> int | None:
     return int(text) if DIGITS.fullmatch(text) else None
 
 
-# the patterns a request's text must match, written once: the contract quotes them
-SEED_PATTERN = r"^[0-9a-fA-F]{64}$"
-GAME_ID_PATTERN = r"^[0-9a-f]{16}$"
-TICKET_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
-HEX64 = validate.Regexp(SEED_PATTERN, error="must be 64 hexadecimal characters")
+# a test game's seed, in either case (service/core/bounds.py: every pattern, written once)
+HEX64 = validate.Regexp(bounds.whole(bounds.SEED_IN), error="must be 64 hexadecimal characters")
 
 
 class Plain(validate.Validator):
@@ -66,7 +64,7 @@ def _client_seed() -> fields.String:
 
 class StrictInt(fields.Integer):
     """A JSON integer: no strings, no booleans, no fractions (`6.0` is 6, as JSON Schema has
-    it), within 2**53."""
+    it), within bounds.JSON_INT_MAX."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
@@ -75,7 +73,7 @@ class StrictInt(fields.Integer):
         value = whole(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValidationError("must be a whole number")
-        if abs(value) > 2**53:
+        if abs(value) > bounds.JSON_INT_MAX:
             raise ValidationError("is too large")
         return value
 
@@ -106,7 +104,11 @@ class OptionValue(fields.Raw):
             raise ValidationError("must be a string, a whole number, true, false or null")
         if isinstance(value, str) and len(value) > 64:
             raise ValidationError("is too long")
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and abs(value) > bounds.JSON_INT_MAX
+        ):
             raise ValidationError("is too large")
         return value
 
@@ -162,11 +164,13 @@ class CreateGame(Strict):
     )
     deal = fields.Dict(metadata={"description": "test games only: the starting cards"})
     id = fields.String(
-        validate=validate.Regexp(GAME_ID_PATTERN, error="must be 16 lowercase hex digits"),
+        validate=validate.Regexp(
+            bounds.whole(bounds.GAME_ID), error="must be 16 lowercase hex digits"
+        ),
         metadata={"description": "test games only; 409 if taken"},
     )
     seed_ticket = fields.String(
-        validate=validate.Regexp(TICKET_PATTERN, error="is not a seed ticket"),
+        validate=validate.Regexp(bounds.whole(bounds.SEED_TICKET), error="is not a seed ticket"),
         metadata={
             "description": "a ticket from POST /v1/seeds: the game takes the seed committed there"
         },

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import bounds
+from ...core.bounds import whole
 from ...core.texts import LANGS
-from ..schemas import GAME_ID_PATTERN
 
 HEALTH_PARTS = {
     "store": {"type": "string", "enum": ["ok", "down"]},
@@ -27,14 +28,14 @@ def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+HEX64 = {"type": "string", "pattern": whole(bounds.HEX64)}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
 SEALED = ref("Sealed")
 SEAT_NUMBER = {"type": "integer", "minimum": 0}
 
 KEY_ID = {
     "type": "string",
-    "pattern": "^[0-9a-f]{16}$",
+    "pattern": whole(bounds.KEY_ID),
     "description": "the first 16 hex digits of SHA-256 of the raw public key",
 }
 
@@ -68,7 +69,11 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "retry_after": {"type": "integer", "description": "rate_limited: seconds to wait"},
     }
     return {
-        "GameId": {"type": "string", "pattern": GAME_ID_PATTERN, "examples": ["3f2a9c0d1e4b5a67"]},
+        "GameId": {
+            "type": "string",
+            "pattern": whole(bounds.GAME_ID),
+            "examples": ["3f2a9c0d1e4b5a67"],
+        },
         "GameName": {"type": "string", "enum": games},
         "Status": {"type": "string", "enum": ["open", "playing", "finished"]},
         "Sealed": {
@@ -83,7 +88,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "Openings": {
             "type": "object",
             "description": "pointer -> nonce (hex) of each sealed value the caller may see",
-            "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "additionalProperties": HEX64,
         },
         "Actor": {
             "description": 'a seat, "bot", "clock" or "server"',
@@ -259,7 +264,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "key": KEY_ID,
                 "game": {"type": "string"},
                 "version": {"type": "integer", "minimum": 1},
-                "tip": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "tip": HEX64,
                 "signature": {"type": "string", "description": "base64 of the 64-byte signature"},
             },
             description=(
@@ -366,7 +371,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         # the frames of /socket: each a text frame holding one JSON object
         "SocketId": {
             "type": ["string", "integer"],
-            "maxLength": 200,
+            "maxLength": bounds.SOCKET_ID_MAX,
             "description": "the client's own id of an `act` frame, echoed unchanged",
         },
         "SocketAuth": _object(
@@ -386,7 +391,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "key": {
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": 200,
+                    "maxLength": bounds.IDEMPOTENCY_KEY_MAX,
                     "description": "as `Idempotency-Key`: the same key answers the same",
                 },
             },

@@ -8,9 +8,11 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
+from ...core import bounds
 from .checked import field_schema
 
-QUERY_MAX = 10**15 - 1  # the largest whole number a query takes without a bound of its own
+# the largest whole number a query takes without a bound of its own
+QUERY_MAX = 10**bounds.DIGITS_MAX - 1
 
 
 def _schema_of(field: fields.Field) -> dict[str, Any]:
