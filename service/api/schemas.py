@@ -102,7 +102,7 @@ class OptionValue(fields.Raw):
             value, float
         ):
             raise ValidationError("must be a string, a whole number, true, false or null")
-        if isinstance(value, str) and len(value) > 64:
+        if isinstance(value, str) and len(value) > bounds.OPTION_TEXT_MAX:
             raise ValidationError("is too long")
         if (
             isinstance(value, int)

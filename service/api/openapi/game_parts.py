@@ -26,16 +26,7 @@ def option_schema(option: Option, request: bool = False) -> dict:
     """An option's schema. In a request its default is said in words: a `default` makes
     openapi-typescript (by default) type the field as always present, which a request's
     options need not be."""
-    kind = option.kind()
-    out: dict[str, Any] = {"type": kind}
-    if option.choices is not None:
-        out["enum"] = list(option.choices)
-    if option.min is not None:
-        out["minimum"] = option.min
-    if option.max is not None:
-        out["maximum"] = option.max
-    if option.nullable:
-        out = {"anyOf": [out, {"type": "null"}]}
+    out = option.shape.schema()
     doc = option.doc
     if request:
         shown = "null" if option.default is None else str(option.default).lower()
