@@ -133,7 +133,10 @@ class SeatIn(Strict):
     name = _name()
     client_seed = _client_seed()
     bot = fields.String(validate=validate.Length(min=1, max=32))
-    open = StrictBool(validate=validate.Equal(True, error=SEAT_KINDS))
+    # marshmallow formats the error: the braces of the message escaped
+    open = StrictBool(
+        validate=validate.Equal(True, error=SEAT_KINDS.replace("{", "{{").replace("}", "}}"))
+    )
 
     @validates_schema
     def _one_kind(self, data: dict, **kwargs: Any) -> None:
