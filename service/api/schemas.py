@@ -17,6 +17,7 @@ from marshmallow import (
 from ..core import bounds, plain
 from ..core.cards import BadCard, parse_card
 from ..core.shapes import whole
+from ..core.state import SHOWN_STATUSES
 
 # A number written as text (a header, a query argument): ASCII digits only ("²".isdigit() is
 # true, and int("²") raises), at most bounds.DIGITS_MAX of them (a version, a length, a count).
@@ -132,7 +133,7 @@ class SeatIn(Strict):
     }
     name = _name()
     client_seed = _client_seed()
-    bot = fields.String(validate=validate.Length(min=1, max=32))
+    bot = fields.String(validate=validate.Length(min=1, max=bounds.NAME_MAX))
     # marshmallow formats the error: the braces of the message escaped
     open = StrictBool(
         validate=validate.Equal(True, error=SEAT_KINDS.replace("{", "{{").replace("}", "}}"))
@@ -148,9 +149,9 @@ class SeatIn(Strict):
 
 
 class CreateGame(Strict):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    game = fields.String(required=True, validate=validate.Length(min=1, max=bounds.NAME_MAX))
     options = fields.Dict(
-        keys=fields.String(validate=validate.Length(max=32)),
+        keys=fields.String(validate=validate.Length(max=bounds.NAME_MAX)),
         values=OptionValue(allow_none=True),
         load_default=dict,
         metadata={"description": "options left out take their default"},
@@ -191,12 +192,12 @@ class ViewQuery(Strict):
 
 class EventsQuery(Strict):
     after = StrictInt(load_default=0, validate=validate.Range(min=0))
-    limit = StrictInt(load_default=100, validate=validate.Range(min=1, max=1000))
+    limit = StrictInt(load_default=100, validate=validate.Range(min=1, max=bounds.EVENTS_PAGE_MAX))
 
 
 class ListQuery(Strict):
-    game = fields.String(validate=validate.Length(max=32))
-    status = fields.String(validate=validate.OneOf(["open", "playing", "finished"]))
+    game = fields.String(validate=validate.Length(max=bounds.NAME_MAX))
+    status = fields.String(validate=validate.OneOf(SHOWN_STATUSES))
     limit = StrictInt(load_default=20, validate=validate.Range(min=1, max=100))
     offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=100_000))
     waiting = StrictInt(load_default=0, validate=validate.OneOf([0, 1]))
@@ -214,9 +215,9 @@ def query_args(args: Any) -> dict:
 
 
 class TiesQuery(Strict):
-    kind = fields.String(validate=validate.Length(max=32))
+    kind = fields.String(validate=validate.Length(max=bounds.NAME_MAX))
     offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=1_000_000))
-    limit = StrictInt(load_default=50, validate=validate.Range(min=1, max=500))
+    limit = StrictInt(load_default=50, validate=validate.Range(min=1, max=bounds.TIES_PAGE_MAX))
 
 
 class StreamQuery(Strict):

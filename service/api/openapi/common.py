@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core import bounds
 from ...core.bounds import whole
+from ...core.state import SHOWN_STATUSES
 from ...core.texts import LANGS
 
 HEALTH_PARTS = {
@@ -75,7 +76,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             "examples": ["3f2a9c0d1e4b5a67"],
         },
         "GameName": {"type": "string", "enum": games},
-        "Status": {"type": "string", "enum": ["open", "playing", "finished"]},
+        "Status": {"type": "string", "enum": list(SHOWN_STATUSES)},
         "Sealed": {
             **_object({"sealed": HEX64}),
             "description": "a value the caller may not see (yet): its digest (FAIRNESS v2)",
