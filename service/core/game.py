@@ -16,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
+from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
-from .shapes import Action, Event, Shape
+from . import bounds
+from .shapes import Action, Bool, Choice, Event, Int, Nullable, Shape, ShapeError, Text
 from .times import moment
 from .turn_kinds import CommitReveal, TurnKind
 
@@ -77,32 +79,27 @@ class Option:
             return "boolean"
         return "integer" if isinstance(self.default, int) or self.min is not None else "string"
 
+    @cached_property
+    def shape(self) -> Shape:
+        """What the option accepts, in the games' one vocabulary (core/shapes.py): the create's
+        check and the contract's schema both come from it."""
+        kind = self.kind()
+        if self.choices is not None:
+            accepted: Shape = Choice(tuple(self.choices))
+        elif kind == "boolean":
+            accepted = Bool()
+        elif kind == "integer":
+            accepted = Int(self.min, self.max)
+        else:
+            accepted = Text(bounds.OPTION_TEXT_MAX)
+        return Nullable(accepted) if self.nullable else accepted
+
     def check(self, value: Any) -> Any:
         """The value if allowed, else ValueError saying why."""
-        if value is None and self.nullable:
-            return None
-        if self.choices is not None:
-            if value not in self.choices or isinstance(value, bool):
-                allowed = ", ".join(map(str, self.choices))
-                raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
-            return value
-        if self.kind() == "boolean":
-            if not isinstance(value, bool):
-                raise ValueError(f"option {self.name!r} must be true or false, not {value!r}")
-            return value
-        if self.kind() == "integer":
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"option {self.name!r} must be a whole number, not {value!r}")
-            if (self.min is not None and value < self.min) or (
-                self.max is not None and value > self.max
-            ):
-                raise ValueError(
-                    f"option {self.name!r} must be between {self.min} and {self.max}, not {value}"
-                )
-            return value
-        if not isinstance(value, str):
-            raise ValueError(f"option {self.name!r} must be a string")
-        return value
+        try:
+            return self.shape.check(value, f"option {self.name!r}")
+        except ShapeError as exc:
+            raise ValueError(f"{exc}, not {value!r}") from None
 
     def describe(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "type": self.kind(), "default": self.default}

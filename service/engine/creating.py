@@ -4,18 +4,18 @@ the seed, the id; and the answer docs/api.md gives (tokens shown once)."""
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from ..core import bounds
 from ..core.chain import canonical
 from ..core.game import RuleError, bad_action
 from ..core.options import as_before_later, resolve_options
 from ..core.registry import GAMES
 from . import tokens
 
-GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+GAME_ID = bounds.matcher(bounds.GAME_ID)
 
 
 def new_game_id() -> str:
@@ -58,7 +58,7 @@ def plan(body: dict, test_games: bool, bot_pace_ms: int = 0) -> Plan:
         raise bad_action("seed, deal and id need the server setting BATAYO_TEST_GAMES=1")
     if seed is not None and body.get("seed_ticket") is not None:
         raise bad_action("a game takes a fixed seed or a seed ticket, not both")
-    if fixed is not None and not GAME_ID.match(fixed):
+    if fixed is not None and not GAME_ID(fixed):
         raise bad_action("id must be 16 lowercase hexadecimal digits")
     if deal is not None:
         _check_deal(game, deal, options)

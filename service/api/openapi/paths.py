@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..http import KEY_MAX
+from ...core import bounds
+from .. import schemas
 from ..schemas import EventsQuery, ListQuery, StreamQuery, TiesQuery, ViewQuery
 from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
 from .common import ref
@@ -394,7 +395,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "in": "header",
                         "required": False,
                         "description": "the last version received: resume after it",
-                        "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+                        "schema": {"type": "string", "pattern": schemas.DIGITS_PATTERN},
                     },
                 ],
             )
@@ -501,7 +502,7 @@ def parameters() -> dict:
             "description": "a retry with the same key and body returns the first answer and "
             "appends nothing (an action's key is the seat's own; a create's or join's, the "
             "client's)",
-            "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX},
+            "schema": {"type": "string", "minLength": 1, "maxLength": bounds.IDEMPOTENCY_KEY_MAX},
         },
         "IfMatch": {
             "name": "If-Match",
