@@ -10,7 +10,7 @@ connection's own greenlet, once the 101 is written (the answer's `close`):
 
 - the reader (that greenlet) feeds wsproto what arrives: whole messages, however fragmented,
   up to 64 KiB (over it: close 1009); pings answered, pongs noted, a close answered; an `act`
-  frame goes through `play.acted`, the function of `POST …/actions` and its direct path, after
+  frame goes through `play.applied`, what `POST …/actions` and its direct path do, after
   the same rate limits, and is answered `acted` (once its events are out) or `refused`;
 - the writer (a greenlet) sends the subscription's frames: each batch's bytes built once per
   audience for every socket of the game, keep-alive pings when idle (two pings with nothing
@@ -50,7 +50,7 @@ from wsproto.utilities import RemoteProtocolError, generate_accept_token
 from ..live import Subscription, wsframes
 from . import schemas
 from .http import REFUSALS, _unicode, caller, checked_key, load, query, refusal, seat_for
-from .play import acted
+from .play import applied
 from .problems import STORE_DOWN, Problem, problem_body, problem_response
 from .stream import subscribe
 
@@ -386,8 +386,8 @@ class Session:
             raise _bad("key must be a string")
         key = checked_key(key)
         header = None if if_match is None else f'"{if_match}"'
-        _, version = acted(self.engine, self.game_id, seat, action, header, key)
-        return version
+        _, state = applied(self.engine, self.game_id, seat, action, header, key)
+        return state["version"]
 
     def _authenticate(self, msg: Any) -> None:
         token = msg.get("auth") if isinstance(msg, dict) and set(msg) == {"auth"} else None
