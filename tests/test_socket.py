@@ -576,3 +576,18 @@ def test_header_read_timeout_is_off_once_the_socket_is_open(server):
         time.sleep(1.5)
         ws.send(json.dumps({"act": {"type": "flip"}, "id": 1}))
         assert "acted" in _until(ws, lambda m: "acted" in m or "refused" in m)[-1]
+
+
+def test_the_bench_socket_players_play_over_the_socket(server):
+    """bench/sockets.py (the live path's players over one socket each, in bench/run.py --live)
+    cannot rot: one game, each seat acting on what its socket pushes, for a second."""
+    import asyncio
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import sockets
+
+    out = asyncio.run(sockets.main_async(f"http://127.0.0.1:{server.port}", 1, 1.0))
+    assert (out["streams"], out["streams_wanted"], out["errors"]) == (2, 2, 0), out
+    assert out["moves"] > 10 and out["p99_ms"] is not None, out
