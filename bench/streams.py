@@ -171,8 +171,15 @@ def _request(conn, method: str, path: str, body: str | None = None, token: str |
     headers = {"Content-Type": "application/json"} if body else {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, body=body, headers=headers)
-    answer = conn.getresponse()
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        answer = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        # a keep-alive connection the server closed (its header timeout on a machine that
+        # stalled): once more on a new one, as a client would
+        conn.close()
+        conn.request(method, path, body=body, headers=headers)
+        answer = conn.getresponse()
     return answer.status, json.loads(answer.read() or b"null")
 
 
