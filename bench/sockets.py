@@ -35,6 +35,8 @@ from urllib.parse import urlsplit
 from players import GAME, RUNNING, Stats, create  # noqa: F401 - RUNNING: the moves under way
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
+_VERSION_FIRST = b'{"event":{"version":'  # how the server starts an event frame's JSON
+KEEP_ALIVE_PING = b"\x89\x0akeep-alive"  # the server's keep-alive (service/live/wsframes.py)
 
 
 def frame(opcode: int, payload: bytes) -> bytes:
@@ -190,9 +192,14 @@ async def main_async(url: str, games: int, seconds: float) -> dict:
 def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Path) -> None:
     """Open `n` spectator sockets of `path` (in waves), print `ready` once every one is
     upgraded, then record each event's arrival for `seconds`; write them to `out` as
-    (version, arrival) pairs of doubles, as bench/streams.py's SSE followers do."""
+    (version, arrival) pairs of doubles, as bench/streams.py's SSE followers do.
+
+    Like those followers, which look for each `id:` line, it scans what arrives for the start
+    of each event frame's JSON (`{"event":{"version":N`, which nothing inside a JSON text can
+    spell) instead of parsing every frame, so both processes cost the server's two cores
+    about alike; the server's keep-alive ping is answered the same way."""
     sel = selectors.DefaultSelector()
-    buffers: dict[int, bytearray] = {}
+    tails: dict[int, bytes] = {}
     seen = array.array("d")
     opened = 0
     while opened < n:
@@ -209,10 +216,11 @@ def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Pat
             if not head.startswith(b"HTTP/1.1 101"):
                 raise SystemExit(f"socket refused: {head[:200]!r}")
             sock.setblocking(False)
-            buffers[sock.fileno()] = bytearray(head.split(b"\r\n\r\n", 1)[1])
+            tails[sock.fileno()] = head.split(b"\r\n\r\n", 1)[1]
             sel.register(sock, selectors.EVENT_READ)
     print("ready", opened, flush=True)
     end = time.monotonic() + seconds
+    pong = frame(PONG, KEEP_ALIVE_PING[2:])
     while time.monotonic() < end:
         for key, _ in sel.select(timeout=0.5):
             sock = key.fileobj
@@ -224,29 +232,27 @@ def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Pat
             if not data:
                 sel.unregister(sock)
                 continue
-            buffer = buffers[sock.fileno()]
-            buffer += data
-            for opcode, payload in messages(buffer):
-                if opcode == PING:
-                    sock.sendall(frame(PONG, payload))
-                elif opcode == TEXT and payload.startswith(b'{"event":'):
-                    seen.append(float(_version(payload)))
-                    seen.append(now)
+            fd = sock.fileno()
+            text = tails[fd] + data
+            if KEEP_ALIVE_PING in text:
+                sock.sendall(pong)
+                text = text.replace(KEEP_ALIVE_PING, b"")
+            start = 0
+            while True:
+                i = text.find(_VERSION_FIRST, start)
+                if i < 0:
+                    break
+                i += len(_VERSION_FIRST)
+                j = text.find(b",", i)
+                if j < 0:
+                    start = i - len(_VERSION_FIRST)
+                    break
+                seen.append(float(text[i:j]))
+                seen.append(now)
+                start = j
+            tails[fd] = text[max(start, len(text) - 64) :]
     with out.open("wb") as f:
         seen.tofile(f)
-
-
-_VERSION_FIRST = b'{"event":{"version":'
-
-
-def _version(payload: bytes) -> int:
-    """An event frame's version: read from where the server writes it (first), without
-    decoding the whole frame, so the spectators' process costs about what the SSE followers'
-    does (which only look for `id:`); anything else is decoded."""
-    if payload.startswith(_VERSION_FIRST):
-        at = len(_VERSION_FIRST)
-        return int(payload[at : payload.index(b",", at)])
-    return json.loads(payload)["event"]["version"]
 
 
 def main() -> None:
