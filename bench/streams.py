@@ -214,6 +214,8 @@ def phase(kind: str, n: int, seconds: float, redis_url: str, transport: str = "s
             if transport == "socket"
             else (__file__, "followers")
         )
+        # the children reaped so far (an earlier phase's server and followers): not this one's
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
         follow = subprocess.Popen(
             [
                 *(sys.executable, *entry, "--port", str(port)),
@@ -276,7 +278,8 @@ def phase(kind: str, n: int, seconds: float, redis_url: str, transport: str = "s
         prober.join()
         cpu = _cpu(server.pid) - cpu0
         follow.wait(timeout=seconds + 60)
-        followers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the followers' process
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)  # and now the followers' process
+        followers_cpu = done.ru_utime + done.ru_stime - reaped.ru_utime - reaped.ru_stime
         arrivals = array.array("d")
         with out.open("rb") as f:
             arrivals.frombytes(f.read())
@@ -321,7 +324,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str, transport: str = "s
         "kib_per_stream": (rss_after - rss_before) / n / 1024,
         "server_cpu_s": cpu,
         "server_cpu_ms_per_action": cpu * 1000 / max(1, len(answered)),
-        "followers_cpu_s": followers_cpu.ru_utime + followers_cpu.ru_stime,
+        "followers_cpu_s": followers_cpu,
         "slowest_action_deliveries_ms": sorted(worst.values())[-5:],
         "action_ms_worst": sorted(action_ms)[-5:],
     }
