@@ -155,7 +155,7 @@ class Player:
         self.writer.write(frame(TEXT, body))
 
 
-async def main_async(url: str, games: int, seconds: float) -> dict:
+async def main_async(url: str, games: int, seconds: float, warmup: float = 1.0) -> dict:
     split = urlsplit(url)
     made = [create(url) for _ in range(games)]
     stats = Stats()
@@ -165,7 +165,7 @@ async def main_async(url: str, games: int, seconds: float) -> dict:
         for seat in g["seats"]
     ]
     tasks = [asyncio.ensure_future(p.follow()) for p in players]
-    await asyncio.sleep(1.0)  # let the sockets open and the first moves go
+    await asyncio.sleep(warmup)  # let the sockets open and the first moves go
     stats.measuring, started = True, time.perf_counter()
     stats.end = started + seconds
     await asyncio.sleep(seconds)
