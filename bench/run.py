@@ -235,8 +235,8 @@ def main() -> None:
     parser.add_argument(
         "--live",
         action="store_true",
-        help="the live path at 10, 100 and 500 games (bench/players.py, ~1 min): the peer "
-        "bench's live-path rows",
+        help="the live path at 10, 100 and 500 games, over streams (bench/players.py) and over "
+        "sockets (bench/sockets.py), ~2 min: the peer bench's live-path rows",
     )
     record.add_flag(parser)
     args = parser.parse_args()
@@ -347,7 +347,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     rows += streams.rows(live)
     if servers:
         rows += serving.server_rows(servers)
-    rows += serving.live_rows(players)
+    rows += serving.live_rows(players, http)
     _print(rows, time.perf_counter() - started)
     if args.out is not None:
         data = {"simulate": sim, "simulate_jobs": par, "simulate_compiled": compiled}

@@ -159,53 +159,79 @@ def cpu_row(actions: dict, healthz: dict) -> list[tuple[str, str, str, str]]:
     ]
 
 
-def bench_live(redis_url: str, seconds: float, scales: tuple[int, ...]) -> list[dict]:
-    """The live path (bench/players.py): every player follows its seat's stream and acts on
-    what it pushes, at each number of games, each on a fresh production server (as the peer
-    bench runs its live path). CPU per move counts the server and Redis over the whole phase,
-    over the moves of the measured window: the games' creation and the first second's moves
-    are in the CPU, not in the moves, so it is an upper bound."""
+LIVE_CLIENTS = {"stream": "players.py", "socket": "sockets.py"}
+
+
+def bench_live(
+    redis_url: str, seconds: float, scales: tuple[int, ...], transports=("stream", "socket")
+) -> list[dict]:
+    """The live path at each number of games, each transport on a fresh production server (as
+    the peer bench runs its live path): players on a stream and a POST per move
+    (bench/players.py), then on one WebSocket each (bench/sockets.py); both act on the view
+    each batch pushes. CPU per move counts the server and Redis over the whole phase, over the
+    moves of the measured window: the games' creation and the first second's moves are in the
+    CPU, not in the moves, so it is an upper bound."""
     import redis
 
     out = []
     for games in scales:
-        redis.Redis.from_url(redis_url).flushdb()
-        server, url, _ = _gunicorn(redis_url)
-        client = redis.Redis.from_url(redis_url)
-        try:
-            before = _cpu_seconds(server.pid, client)
-            cmd = [sys.executable, str(ROOT / "bench" / "players.py"), "--url", url]
-            cmd += ["--games", str(games), "--seconds", str(seconds)]
-            done = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=seconds + 300, check=True
-            )
-            phase = json.loads(done.stdout.strip().splitlines()[-1])
-            after = _cpu_seconds(server.pid, client)
-            if before and after and phase["moves"]:
-                used = sum(after[k] - before[k] for k in ("server", "redis"))
-                phase["cpu_us"] = used * 1e6 / phase["moves"]
-            out.append(phase)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+        for transport in transports:
+            redis.Redis.from_url(redis_url).flushdb()
+            server, url, _ = _gunicorn(redis_url)
+            client = redis.Redis.from_url(redis_url)
+            try:
+                before = _cpu_seconds(server.pid, client)
+                cmd = [sys.executable, str(ROOT / "bench" / LIVE_CLIENTS[transport])]
+                cmd += ["--url", url, "--games", str(games), "--seconds", str(seconds)]
+                done = subprocess.run(
+                    cmd, capture_output=True, text=True, timeout=seconds + 300, check=True
+                )
+                phase = json.loads(done.stdout.strip().splitlines()[-1])
+                after = _cpu_seconds(server.pid, client)
+                if before and after and phase["moves"]:
+                    used = sum(after[k] - before[k] for k in ("server", "redis"))
+                    phase["cpu_us"] = used * 1e6 / phase["moves"]
+                phase["transport"] = transport
+                out.append(phase)
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
     redis.Redis.from_url(redis_url).flushdb()
     return out
 
 
-def live_rows(live: list[dict]) -> list[tuple[str, str, str, str]]:
+def live_rows(live: list[dict], http: dict | None = None) -> list[tuple[str, str, str, str]]:
+    """A row per phase; a socket row says its moves/s and p99 against the stream's at the same
+    number of games, and its CPU a move beside a plain HTTP action's (`http`: bench_http's)."""
+
     def ms(value: float | None) -> str:
         return f"{value:,.0f}" if value is not None else "-"
 
-    return [
-        (
-            f"live path: {p['games']} games, players act on push",
-            f"{p['per_s']:,.0f} moves/s, p50 {ms(p['p50_ms'])} ms, p99 {ms(p['p99_ms'])} ms",
-            f"streams answered {p['streams']}/{p['streams_wanted']}; "
-            f"server + Redis {p.get('cpu_us', 0):,.0f} µs a move",
-            f"{p['refused']} stale refused, {p['errors']} errors",
+    action = http["actions"].get("cpu_us") if http else None
+    action_us = f"; an HTTP action {action['server'] + action['redis']:,.0f} µs" if action else ""
+    streams = {p["games"]: p for p in live if p.get("transport", "stream") == "stream"}
+    rows = []
+    for p in live:
+        socket = p.get("transport") == "socket"
+        what = "one WebSocket each" if socket else "stream + POST"
+        against = ""
+        s = streams.get(p["games"])
+        if socket and s and s["per_s"] and s["p99_ms"] and p["p99_ms"]:
+            against = (
+                f"; socket/stream: moves/s {p['per_s'] / s['per_s']:.2f}, "
+                f"p99 {p['p99_ms'] / s['p99_ms']:.2f}"
+            )
+        rows.append(
+            (
+                f"live path: {p['games']} games, players act on push ({what})",
+                f"{p['per_s']:,.0f} moves/s, p50 {ms(p['p50_ms'])} ms, p99 {ms(p['p99_ms'])} ms",
+                f"{'sockets' if socket else 'streams'} answered {p['streams']}/"
+                f"{p['streams_wanted']}; server + Redis {p.get('cpu_us', 0):,.0f} µs a move"
+                + (action_us if socket else ""),
+                f"{p['refused']} stale refused, {p['errors']} errors{against}",
+            )
         )
-        for p in live
-    ]
+    return rows
 
 
 def bench_servers(redis_url: str, seconds: float, turns: int) -> dict[str, list[dict]]:

@@ -171,8 +171,15 @@ def _request(conn, method: str, path: str, body: str | None = None, token: str |
     headers = {"Content-Type": "application/json"} if body else {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, body=body, headers=headers)
-    answer = conn.getresponse()
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        answer = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        # a keep-alive connection the server closed (its header timeout on a machine that
+        # stalled): once more on a new one, as a client would
+        conn.close()
+        conn.request(method, path, body=body, headers=headers)
+        answer = conn.getresponse()
     return answer.status, json.loads(answer.read() or b"null")
 
 
@@ -183,8 +190,9 @@ def _pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p * len(values)))]
 
 
-def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
-    """One run: the server, `n` followers of one game, the actions and the probes."""
+def phase(kind: str, n: int, seconds: float, redis_url: str, transport: str = "stream") -> dict:
+    """One run: the server, `n` followers of one game (spectators on its SSE stream, or on its
+    WebSocket with `transport` "socket": bench/sockets.py's), the actions and the probes."""
     if kind == "production":
         import redis
 
@@ -201,10 +209,17 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         time.sleep(settle)
         rss_before = _rss(server.pid)
         out = folder / "arrivals.bin"
+        entry = (
+            (str(ROOT / "bench" / "sockets.py"), "spectators")
+            if transport == "socket"
+            else (__file__, "followers")
+        )
+        # the children reaped so far (an earlier phase's server and followers): not this one's
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
         follow = subprocess.Popen(
             [
-                *(sys.executable, __file__, "followers", "--port", str(port)),
-                *("--path", f"/v1/games/{gid}/stream", "--n", str(n)),
+                *(sys.executable, *entry, "--port", str(port)),
+                *("--path", f"/v1/games/{gid}/{transport}", "--n", str(n)),
                 *("--seconds", str(seconds + 1.0), "--out", str(out)),
             ],
             stdout=subprocess.PIPE,
@@ -263,7 +278,8 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         prober.join()
         cpu = _cpu(server.pid) - cpu0
         follow.wait(timeout=seconds + 60)
-        followers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the followers' process
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)  # and now the followers' process
+        followers_cpu = done.ru_utime + done.ru_stime - reaped.ru_utime - reaped.ru_stime
         arrivals = array.array("d")
         with out.open("rb") as f:
             arrivals.frombytes(f.read())
@@ -290,6 +306,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
             server.wait()
     return {
         "server": kind,
+        "transport": transport,
         "followers": n,
         "seconds": seconds,
         "actions": len(answered),
@@ -307,7 +324,7 @@ def phase(kind: str, n: int, seconds: float, redis_url: str) -> dict:
         "kib_per_stream": (rss_after - rss_before) / n / 1024,
         "server_cpu_s": cpu,
         "server_cpu_ms_per_action": cpu * 1000 / max(1, len(answered)),
-        "followers_cpu_s": followers_cpu.ru_utime + followers_cpu.ru_stime,
+        "followers_cpu_s": followers_cpu,
         "slowest_action_deliveries_ms": sorted(worst.values())[-5:],
         "action_ms_worst": sorted(action_ms)[-5:],
     }
@@ -325,6 +342,7 @@ def main() -> None:
     parser.add_argument("--server", choices=("production", "serve"), default="production")
     parser.add_argument("--followers", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--transport", choices=("stream", "socket"), default="stream")
     args = parser.parse_args()
     if args.command == "followers":
         followers("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out)
@@ -337,7 +355,8 @@ def main() -> None:
         own = RedisServer(Path(tempfile.mkdtemp(prefix="batayo-bench-redis-")))
         redis_url = own.url
     try:
-        print(json.dumps(phase(args.server, args.followers, args.seconds, redis_url or "")))
+        result = phase(args.server, args.followers, args.seconds, redis_url or "", args.transport)
+        print(json.dumps(result))
     finally:
         if own is not None:
             own.stop()
@@ -353,16 +372,27 @@ TARGET_MS = {"healthz": 50, "action": 50, "delivery": 250}
 
 
 def bench_streams(redis_url: str, quick: bool) -> list[dict]:
-    """The issue's two figures (or a smoke run of a few seconds with `quick`)."""
+    """The 5,000 spectators on streams, then on sockets, on the production server, and 400 on
+    `batayo serve` (or a smoke run of a few seconds with `quick`)."""
     if quick:
         return [phase("production", 50, 3, redis_url)]
-    return [phase("production", 5000, 60, redis_url), phase("serve", 400, 60, redis_url)]
+    return [
+        phase("production", 5000, 60, redis_url),
+        phase("production", 5000, 60, redis_url, "socket"),
+        phase("serve", 400, 60, redis_url),
+    ]
 
 
 def rows(results: list[dict]) -> list[tuple[str, str, str, str]]:
     out = []
+    on_streams = {
+        (r["server"], r["followers"]): r for r in results if r.get("transport") != "socket"
+    }
     for r in results:
         where = "gunicorn gevent, 1 worker" if r["server"] == "production" else "batayo serve"
+        if r.get("transport") == "socket":
+            out.append(_socket_row(r, on_streams.get((r["server"], r["followers"]))))
+            continue
         worst = max(
             r["healthz_p99_ms"] / TARGET_MS["healthz"],
             r["action_p99_ms"] / TARGET_MS["action"],
@@ -380,3 +410,26 @@ def rows(results: list[dict]) -> list[tuple[str, str, str, str]]:
             )
         )
     return out
+
+
+def _socket_row(r: dict, streams: dict | None) -> tuple[str, str, str, str]:
+    """The spectators on sockets beside the same number on streams in the same run: each figure
+    as socket / stream (lower is better)."""
+
+    def ratio(key: str) -> str:
+        if streams is None or not streams[key]:
+            return "-"
+        return f"{r[key] / streams[key]:.2f}"
+
+    cpu = r["server_cpu_ms_per_action"]
+    return (
+        f"live: {r['followers']:,} spectators on sockets, gunicorn gevent, 1 worker",
+        f"delivery p50 {r['delivery_p50_ms']:.0f} ms, p99 {r['delivery_p99_ms']:.0f} ms; "
+        f"{r['actions_delivered_to_all']}/{r['actions']} actions reached all",
+        f"/healthz p99 {r['healthz_p99_ms']:.1f} ms, action p99 {r['action_p99_ms']:.1f} ms; "
+        f"{r['kib_per_stream']:.1f} KiB/socket; server CPU {cpu:,.0f} ms an action",
+        f"socket/stream: delivery p99 {ratio('delivery_p99_ms')}, /healthz p99 "
+        f"{ratio('healthz_p99_ms')}, action p99 {ratio('action_p99_ms')}, memory "
+        f"{ratio('kib_per_stream')}, CPU {ratio('server_cpu_ms_per_action')}; "
+        f"{r['errors']['actions'] + r['errors']['healthz']} errors",
+    )

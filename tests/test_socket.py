@@ -576,3 +576,38 @@ def test_header_read_timeout_is_off_once_the_socket_is_open(server):
         time.sleep(1.5)
         ws.send(json.dumps({"act": {"type": "flip"}, "id": 1}))
         assert "acted" in _until(ws, lambda m: "acted" in m or "refused" in m)[-1]
+
+
+def test_the_bench_socket_clients_play_and_watch_over_the_socket(server, tmp_path):
+    """bench/sockets.py's players (bench/run.py --live) and spectators (--streams) cannot rot:
+    one game played by its players for a second, and three spectators of another game that
+    each record every event of the moves made while they watch."""
+    import array
+    import asyncio
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import sockets
+
+    from service.live import wsframes
+
+    assert sockets.KEEP_ALIVE_PING == wsframes.KEEP_ALIVE  # what the spectators answer
+    # a short warm-up: a game played this fast may end within the bench's second
+    out = asyncio.run(sockets.main_async(f"http://127.0.0.1:{server.port}", 1, 1.0, warmup=0.1))
+    assert (out["streams"], out["streams_wanted"], out["errors"]) == (2, 2, 0), out
+    assert out["moves"] > 10 and out["p99_ms"] is not None, out
+
+    gid, tokens = _game(server.port)
+    path, arrivals = f"/v1/games/{gid}/socket", tmp_path / "arrivals.bin"
+    watch = threading.Thread(
+        target=sockets.spectators, args=("127.0.0.1", server.port, path, 3, 1.5, arrivals)
+    )
+    watch.start()
+    time.sleep(0.5)
+    last = max(_flip(server.port, gid, tokens)["version"] for _ in range(4))
+    watch.join()
+    seen = array.array("d")
+    seen.frombytes(arrivals.read_bytes())
+    versions = sorted(int(v) for v in seen[::2])
+    assert versions == sorted(list(range(1, last + 1)) * 3), versions

@@ -46,8 +46,7 @@ def acted(
 ) -> tuple[dict, int]:
     """A seat's action applied: the answer's body and the version it reached. Shared by the
     route and its direct path (service/api/direct.py)."""
-    expected = caching.if_match(if_match, lambda: eng.load(game_id)["version"])
-    events, state = eng.act(game_id, seat, action, expected, idem_key)
+    events, state = applied(eng, game_id, seat, action, if_match, idem_key)
     body = {"events": eng.shown(events, seat, state), "game": game_view(state, seat)}
     return body, state["version"]
 
@@ -60,6 +59,21 @@ def skip(game_id: str) -> Response:
     require(game_id)
     caller(game_id, required=True)
     return ok(engine().skip(game_id))
+
+
+def applied(
+    eng: Engine,
+    game_id: str,
+    seat: int,
+    action: dict,
+    if_match: str | None,
+    idem_key: str | None,
+) -> tuple[list[dict], dict]:
+    """A seat's action applied after the route's checks (`If-Match`, idempotency): the events
+    appended and the new state, without the answer's body (the socket sends its events and
+    view as frames of their own)."""
+    expected = caching.if_match(if_match, lambda: eng.load(game_id)["version"])
+    return eng.act(game_id, seat, action, expected, idem_key)
 
 
 @bp.get("/games/<game_id>/hint")

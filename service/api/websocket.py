@@ -8,15 +8,18 @@ connection is this module's: gevent's handler (service/wsgi_io.py) hands its soc
 over in the environ and closes the connection when the session ends. The session runs in the
 connection's own greenlet, once the 101 is written (the answer's `close`):
 
-- the reader (that greenlet) feeds wsproto what arrives: whole messages, however fragmented,
-  up to 64 KiB (over it: close 1009); pings answered, pongs noted, a close answered; an `act`
-  frame goes through `play.acted`, the function of `POST …/actions` and its direct path, after
-  the same rate limits, and is answered `acted` (once its events are out) or `refused`;
-- the writer (a greenlet) sends the subscription's frames: each batch's bytes built once per
-  audience for every socket of the game, keep-alive pings when idle (two pings with nothing
-  from the client in between close 4002), and the close its end calls for: 1000 after a
-  finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001 for a
-  reader that fell behind the ring, 1013 when the store does not answer.
+- the reader is a callback of gevent's loop on the socket (no greenlet waits on the client:
+  a waiting greenlet keeps its stack): it feeds wsproto what arrives and hands what needs an
+  answer to a handler greenlet, made when there is one (a seat's stays for its next `act`):
+  whole messages, however fragmented, up to 64 KiB (over it: close 1009); pings answered,
+  pongs noted, a close answered; an `act` frame goes through `play.applied`, what
+  `POST …/actions` and its direct path do, after the same rate limits, and is answered
+  `acted` (once its events are out) or `refused`;
+- the writer (the connection's greenlet) sends the subscription's frames: each batch's bytes
+  built once per audience for every socket of the game, keep-alive pings when idle (two pings
+  with nothing from the client in between close 4002), and the close its end calls for: 1000
+  after a finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001
+  for a reader that fell behind the ring, 1013 when the store does not answer.
 
 A slow reader costs a bounded buffer: the socket's kernel send buffer is fixed (`SEND_BUFFER`),
 the writer waits on it while the ring moves on, then closes 4001 (a reader that takes nothing
@@ -30,9 +33,10 @@ import contextlib
 import logging
 import socket
 from base64 import b64decode
-from typing import Any
+from typing import Any, NamedTuple
 
 import gevent
+import gevent.event
 import gevent.lock
 import orjson
 from flask import Blueprint, Flask, Response, current_app, request
@@ -51,7 +55,7 @@ from ..core import bounds
 from ..live import Subscription, wsframes
 from . import schemas
 from .http import REFUSALS, _unicode, caller, checked_key, load, query, refusal, seat_for
-from .play import acted
+from .play import applied
 from .problems import STORE_DOWN, Problem, problem_body, problem_response
 from .stream import subscribe
 
@@ -66,6 +70,7 @@ AUTH_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 2.0  # after the server's close frame: the client's own, or the connection is cut
 SEND_BUFFER = 64 * 1024  # the kernel's send buffer of a socket (SO_SNDBUF): a bounded backlog
 READ_SIZE = 65536
+INBOX = 16  # client events waiting for an answer before the socket is read no more
 FIELDS = {"act", "id", "if_match", "key"}
 
 NORMAL, GOING_AWAY, PROTOCOL_ERROR, POLICY, TOO_BIG, TRY_AGAIN = 1000, 1001, 1002, 1008, 1009, 1013
@@ -182,6 +187,18 @@ class SlowReader(Exception):
     """A write waited `send_deadline_s` for the client to take anything."""
 
 
+class Gone(gevent.GreenletExit):
+    """Thrown into the connection's greenlet when the client went away or the connection was
+    cut, wherever it waits (for a batch, for the socket to take a write, for the close)."""
+
+
+class Broken(NamedTuple):
+    """What the client sent is not RFC 6455: the close to send (1002, or 1007 for bad UTF-8)."""
+
+    code: int
+    reason: str
+
+
 class Session:
     """One upgraded connection: the reader is the connection's greenlet, the writer its own."""
 
@@ -214,26 +231,50 @@ class Session:
         self.binary = False
         self.pings_out = 0  # keep-alive pings sent since the client last sent anything
         self.cut = False
-        self.writer: gevent.Greenlet | None = None
         self.timers: list[gevent.Greenlet] = []
+        self.greenlet: Any = None  # the connection's: it writes the batches
+        self.watcher: Any = None  # the loop's watch on the socket: what arrives is read then
+        self.inbox: list[Event | Broken] = []  # what the client sent that needs an answer
+        self.handler: gevent.Greenlet | None = None  # answering the inbox, while it has any
+        self.wake = gevent.event.Event()  # something for the handler
+        self.ready = gevent.event.Event()  # authenticated (or over): the batches may start
+        self.over = False  # the connection ended: the client went, or it was cut
 
     # the session
 
     def run(self) -> None:
+        """The connection's greenlet writes the batches; what the client sends is read by a
+        callback of the loop when it arrives (no greenlet waits on it: a waiting greenlet keeps
+        its stack, about half of an idle spectator's memory), and answered by a greenlet made
+        only while something needs an answer (an `act`, a ping, the close)."""
+        self.greenlet = gevent.getcurrent()
         try:
             self._tune()
-            if self.authed:
-                self._start_writer()
-            else:
+            if not self.authed:
                 self.timers.append(gevent.spawn_later(AUTH_TIMEOUT_S, self._auth_late))
-            self._read()
+            self.watcher = gevent.get_hub().loop.io(self.sock.fileno(), 1)  # 1: readable
+            self.watcher.start(self._readable)
+            early = self._buffered()
+            if early:
+                self._received(early)
+            if not self.authed:
+                self.ready.wait()
+            if self.authed and not self.over:
+                self._pump()
+            while not self.over:  # the close handshake, or the cut that ends it
+                self.ready.wait()
+                self.ready.clear()
+        except Gone:
+            pass
         except Exception:  # a bug: logged once, the connection closed, never a 500
             log.exception("the socket of game %s failed", self.game_id)
-        finally:
+        finally:  # nothing here waits (an answer under way ends on its own: `over`)
+            self.over = True
+            if self.watcher is not None:
+                self.watcher.stop()
+                self.watcher.close()
             for timer in self.timers:
                 timer.kill(block=False)
-            if self.writer is not None:
-                self.writer.kill(block=True, timeout=1)
             self.subscription.close()
 
     def _tune(self) -> None:
@@ -242,29 +283,91 @@ class Session:
             # an `acted` frame right after its events, not held back by Nagle
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def _start_writer(self) -> None:
-        self.writer = gevent.spawn(self._pump)
+    def _buffered(self) -> bytes:
+        """What the server read past the upgrade request (a client may send at once), without
+        waiting for more."""
+        timeout = self.sock.gettimeout()
+        self.sock.settimeout(0.0)
+        try:
+            return self.rfile.read1(READ_SIZE) or b""
+        except (OSError, ValueError):
+            return b""
+        finally:
+            self.sock.settimeout(timeout)
 
-    def _read(self) -> None:
-        """Until the client closes (or goes away), or the connection is cut."""
-        while True:
-            try:
-                data = self.rfile.read1(READ_SIZE)
-            except (OSError, ValueError):  # reset by the peer, or cut by us
-                return
-            if not data:  # gone, with or without a close frame: normal
-                return
-            self.pings_out = 0  # a pong, or anything: the client is there
-            try:
-                self.ws.receive_data(data)
-                for event in self.ws.events():
-                    if not self._on(event):
+    def _readable(self) -> None:
+        """The loop's callback when the socket has something: read it (never waiting), hand
+        what needs an answer to the handler; nothing, or an error, is the client gone."""
+        if self.over:
+            return
+        raw = getattr(self.sock, "_sock", self.sock)
+        try:
+            data = raw.recv(READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:  # reset by the peer, or cut by us
+            return self._end()
+        if not data:  # gone, with or without a close frame: normal
+            return self._end()
+        self._received(data)
+
+    def _received(self, data: bytes) -> None:
+        self.pings_out = 0  # a pong, or anything: the client is there
+        self.ws.receive_data(data)
+        try:
+            for event in self.ws.events():
+                if not isinstance(event, Pong):
+                    self.inbox.append(event)
+        except RemoteProtocolError as exc:  # not RFC 6455: 1002 (1007 for bad UTF-8)
+            hint = exc.event_hint
+            code = hint.code if isinstance(hint, CloseConnection) else PROTOCOL_ERROR
+            self.inbox.append(Broken(code, str(exc)[:100]))
+        if not self.inbox:
+            return
+        if len(self.inbox) >= INBOX:  # the answers lag: read no more until they are made
+            self.watcher.stop()
+        if self.handler is None:
+            self.handler = gevent.spawn(self._answer)
+        else:
+            self.wake.set()
+
+    def _answer(self) -> None:
+        """Answer what the client sent, in order. A seat's handler stays for its next `act`
+        (a player sends one a move); a spectator's ends once it has answered."""
+        try:
+            while not self.over:
+                if not self.inbox:
+                    if self.seat is None:
                         return
-            except RemoteProtocolError as exc:  # not RFC 6455: 1002 (1007 for bad UTF-8)
-                hint = exc.event_hint
-                code = hint.code if isinstance(hint, CloseConnection) else PROTOCOL_ERROR
-                self._close(code, str(exc)[:100])
-                return
+                    self.wake.wait()
+                    self.wake.clear()
+                    continue
+                event = self.inbox.pop(0)
+                if isinstance(event, Broken):
+                    self._close(event.code, event.reason)
+                    return self._end()
+                if not self._on(event):
+                    return self._end()
+                if not self.watcher.active and len(self.inbox) < INBOX and not self.over:
+                    self.watcher.start(self._readable)  # read again: the answers caught up
+        except Exception:  # a bug: logged once, the connection closed, never a 500
+            log.exception("the socket of game %s failed", self.game_id)
+            self._end()
+        finally:
+            self.handler = None
+
+    def _end(self) -> None:
+        """The connection is over: the batches stop (the connection's greenlet is told, which
+        ends the session)."""
+        if self.over:
+            return
+        self.over = True
+        self.watcher.stop()
+        self.wake.set()  # a waiting handler ends
+        # told before the event is set, the greenlet wakes to Gone; should it have left the
+        # session by then, Gone (a GreenletExit) only ends a connection that is ending anyway
+        gevent.kill(self.greenlet, Gone)
+        self.ready.set()
 
     def _on(self, event: Event) -> bool:
         """Handle one event; False ends the session."""
@@ -389,8 +492,8 @@ class Session:
             raise _bad("key must be a string")
         key = checked_key(key)
         header = None if if_match is None else f'"{if_match}"'
-        _, version = acted(self.engine, self.game_id, seat, action, header, key)
-        return version
+        _, state = applied(self.engine, self.game_id, seat, action, header, key)
+        return state["version"]
 
     def _authenticate(self, msg: Any) -> None:
         token = msg.get("auth") if isinstance(msg, dict) and set(msg) == {"auth"} else None
@@ -405,7 +508,7 @@ class Session:
             return self._close(TRY_AGAIN, "the store does not answer")
         self.seat = self.subscription.seat = seat
         self.authorization, self.authed = header, True
-        self._start_writer()
+        self.ready.set()
 
     def _auth_late(self) -> None:
         if not self.authed:
