@@ -42,9 +42,7 @@ def rows(reports: list[dict]) -> list[Row]:
     some reports have (a tie that some option never makes) show MISSING where missing."""
     first = reports[0]
     out: list[Row] = [("games", lambda r: str(r["games"]))]
-    out += _named(reports, "sides", "side")
-    if all(len(r["sides"]) != len(r["seats"]) for r in reports):  # else a side is a seat
-        out += _named(reports, "seats", "seat")
+    out += _sides(reports)  # a side's seats win together: no row of their own
     out += [
         ("draws", lambda r: _pct(r["draws"])),
         ("seat advantage", _advantage),
@@ -54,7 +52,7 @@ def rows(reports: list[dict]) -> list[Row]:
     for reason in first["limits"]:
         out.append((f"ended at {reason}", lambda r, k=reason: _pct(r["limits"][k])))
     for kind in sorted({k for r in reports for k in r["ties"]}):
-        out.append((f"games with a {kind}", lambda r, k=kind: _tie(r, k)))
+        out.append((f"games with {kind.replace('_', ' ')}", lambda r, k=kind: _tie(r, k)))
     names = {n: None for r in reports for n in r.get("points_per_deal", {}).get("sides", {})}
     for name in names:
         out.append((f"points a deal, {name}", lambda r, n=name: _points(r, n)))
@@ -66,25 +64,22 @@ def _points(report: dict, name: str) -> str:
     return MISSING if value is None else f"{value:+.2f}"
 
 
-def _named(reports: list[dict], part: str, key: str) -> list[Row]:
-    """A row per side (or seat) of any report, found by name: a sweep over the number of
-    players or Batak's mode has different ones in different columns."""
-    found: dict[object, dict] = {}
+def _sides(reports: list[dict]) -> list[Row]:
+    """A row per side of any report, found by name: a sweep over the number of players or
+    Batak's mode has different ones in different columns."""
+    found: dict[str, dict] = {}
     for report in reports:
-        for entry in report[part]:
-            found.setdefault(entry[key], entry)
+        for entry in report["sides"]:
+            found.setdefault(entry["side"], entry)
     out: list[Row] = []
     for name, entry in found.items():
-        bots = entry["bots"] if "bots" in entry else [entry["bot"]]
-        label = (
-            f"{'seat ' if part == 'seats' else ''}{name} ({', '.join(dict.fromkeys(bots))}) wins"
-        )
-        out.append((label, lambda r, n=name: _cell(r, part, key, n)))
+        label = f"{name} ({', '.join(dict.fromkeys(entry['bots']))}) wins"
+        out.append((label, lambda r, n=name: _side(r, n)))
     return out
 
 
-def _cell(report: dict, part: str, key: str, name: object) -> str:
-    entry = next((e for e in report[part] if e[key] == name), None)
+def _side(report: dict, name: str) -> str:
+    entry = next((e for e in report["sides"] if e["side"] == name), None)
     return MISSING if entry is None else _pct(entry)
 
 
