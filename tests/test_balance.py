@@ -155,3 +155,21 @@ def test_html_page_embeds_its_plots(tmp_path):
     assert result.exit_code == 0, result.output
     text = page.read_text()
     assert text.count("<svg") == 2 and "<script" not in text and "http" not in text.split("<svg")[0]
+
+
+def test_a_report_counts_the_very_games_simulate_plays():
+    """The report keeps each game's events (for its tie audit): the games are the same as
+    `simulate`'s, which keeps none, game for game."""
+    from service.sim.simulate import finals, seats_for, simulate
+
+    seats = seats_for("batayo", {}, ["greedy"])
+    records = [
+        r for part in finals("batayo", 5, {}, seats, b"same", NOW, 1, balance.record) for r in part
+    ]
+    _, states = simulate("batayo", 5, {}, ["greedy"], b"same", now=NOW)
+    assert [(r["winners"], r["reason"], r["events"]) for r in records] == [
+        (s["result"]["winners"], s["result"]["reason"], s["version"]) for s in states
+    ]
+    for record, state in zip(records, states, strict=True):
+        tricks_tied, batayos = record["ties"].get("batayo", 0), state["table"]["batayos"]
+        assert (tricks_tied > 0) == (batayos > 0) and tricks_tied <= batayos  # a chain is one
