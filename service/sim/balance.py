@@ -60,7 +60,7 @@ def _rate(count: int, n: int) -> dict:
 
 
 def _spread(values: Sequence[float]) -> dict:
-    out = {f"p{q}": stats.percentile(values, q) for q in LENGTH_PERCENTILES}
+    out: dict[str, object] = {f"p{q}": stats.percentile(values, q) for q in LENGTH_PERCENTILES}
     out["max"] = max(values, default=0)
     out["mean"] = statistics.fmean(values) if values else 0.0
     out["histogram"] = _histogram(values)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Callable
+from functools import partial
 
 from ..core.options import resolve_options
 from ..core.registry import GAMES
@@ -50,13 +51,17 @@ def rows(reports: list[dict]) -> list[Row]:
         ("rounds p10/50/90/99/max", lambda r: _length(r["length"]["rounds"])),
     ]
     for reason in first["limits"]:
-        out.append((f"ended at {reason}", lambda r, k=reason: _pct(r["limits"][k])))
+        out.append((f"ended at {reason}", partial(_limit, reason=reason)))
     for kind in sorted({k for r in reports for k in r["ties"]}):
-        out.append((f"games with {kind.replace('_', ' ')}", lambda r, k=kind: _tie(r, k)))
+        out.append((f"games with {kind.replace('_', ' ')}", partial(_tie, kind=kind)))
     names = {n: None for r in reports for n in r.get("points_per_deal", {}).get("sides", {})}
     for name in names:
-        out.append((f"points a deal, {name}", lambda r, n=name: _points(r, n)))
+        out.append((f"points a deal, {name}", partial(_points, name=name)))
     return out
+
+
+def _limit(report: dict, reason: str) -> str:
+    return _pct(report["limits"][reason])
 
 
 def _points(report: dict, name: str) -> str:
@@ -74,7 +79,7 @@ def _sides(reports: list[dict]) -> list[Row]:
     out: list[Row] = []
     for name, entry in found.items():
         label = f"{name} ({', '.join(dict.fromkeys(entry['bots']))}) wins"
-        out.append((label, lambda r, n=name: _side(r, n)))
+        out.append((label, partial(_side, name=name)))
     return out
 
 
