@@ -5,6 +5,7 @@ the seat may not see."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 
@@ -14,6 +15,7 @@ from service.core import advice
 from service.core.options import resolve_options
 from service.core.registry import GAMES
 from tests.support.service import Service
+from workers import jobs as worker_jobs
 
 CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
 GAMES_PLAYED = [
@@ -92,6 +94,8 @@ def test_one_search_per_version_and_seat(monkeypatch):
     assert [a.status_code for a in answers] == [202, 202, 202]
     assert searches == []  # never on the API's request: in the worker's job
     assert [job for _, job, _ in svc.jobs.jobs] == ["compute_hint"]  # one job for the three
+    _, name, args = svc.jobs.jobs[0]
+    inspect.signature(getattr(worker_jobs, name)).bind(*args)  # what an RQ worker runs
     svc.run_jobs()
     again = [svc.client.get(f"/v1/games/{gid}/hint", headers=auth(tokens[seat])) for _ in range(3)]
     assert {a.status_code for a in again} == {200} and len({json.dumps(a.json) for a in again}) == 1
