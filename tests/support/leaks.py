@@ -249,7 +249,8 @@ def read_stream(client, gid: str, token: str | None, upto: int) -> list[dict]:
 
 
 def asked_hint(engine: Engine, client, gid: str, token: str) -> dict:
-    """A seat's hint, its worker job run if it needed a search (the other jobs left queued)."""
+    """A seat's hint, its worker job run if it needed a search (the other jobs left queued);
+    a game without a strong bot (the toy game) answers 404 `no_hint`, checked all the same."""
     answer = client.get(f"/v1/games/{gid}/hint", headers=auth(token))
     if answer.status_code == 202:
         queue = engine.dispatcher.jobs
@@ -257,7 +258,7 @@ def asked_hint(engine: Engine, client, gid: str, token: str) -> dict:
             queue.remove(job)
             engine.compute_hint(*job[2])
         answer = client.get(f"/v1/games/{gid}/hint", headers=auth(token))
-    assert answer.status_code == 200, answer.json
+    assert answer.status_code == 200 or answer.json["code"] == "no_hint", answer.json
     return answer.json
 
 
