@@ -57,8 +57,7 @@ def reason(code: str, **params: object) -> dict:
 
 def explain(legal: list[dict], action: dict) -> dict:
     """Why this action among the legal ones: a bid, a pass, a trump, or where the card played
-    stands among the cards the seat may play now (its strongest keeps the lead or takes the
-    trick, its weakest spares the rest)."""
+    stands among the cards the seat may play now (its strongest, its weakest, or between)."""
     kind = action["type"]
     if kind == "bid":
         return reason("bid", tricks=action["tricks"])
