@@ -173,3 +173,16 @@ def test_a_report_counts_the_very_games_simulate_plays():
     for record, state in zip(records, states, strict=True):
         tricks_tied, batayos = record["ties"].get("batayo", 0), state["table"]["batayos"]
         assert (tricks_tied > 0) == (batayos > 0) and tricks_tied <= batayos  # a chain is one
+
+
+def test_the_plotting_library_is_an_optional_extra_only():
+    """matplotlib comes with `pip install batayo[report]`: never in the base install nor in the
+    service image (built from requirements.lock, docs/operations.md)."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert not any("matplotlib" in d for d in project["dependencies"])
+    assert any(d.startswith("matplotlib") for d in project["optional-dependencies"]["report"])
+    assert "matplotlib" not in (root / "requirements.lock").read_text().lower()
