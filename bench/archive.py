@@ -10,7 +10,7 @@
   looping until its round cap), in play and finished, against a full re-audit of the log (what
   each call cost before).
 
-`python bench/archive.py [--quick] [--levels]`, or a part of `bench/run.py`.
+`python bench/archive.py [--quick] [--levels] [--out]`, or a part of `bench/run.py`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import record  # noqa: E402 - the result file (bench/results/)
 import redis  # noqa: E402
 import zstandard  # noqa: E402
 
@@ -194,6 +195,9 @@ def bench_audits(redis_url: str, events: int) -> dict:
     return out
 
 
+COLUMNS = ("what", "figure", "reference (same run)", "ratio")
+
+
 def rows(archived: dict, audits: dict | None) -> list[tuple[str, ...]]:
     out = []
     for kind, t in archived.items():
@@ -248,6 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--levels", action="store_true", help="zstd levels compared")
+    record.add_flag(parser)
     args = parser.parse_args()
     from tests.support.redis_server import RedisServer
 
@@ -263,6 +268,13 @@ def main() -> None:
         audits = bench_audits(server.url, 2_000 if args.quick else 20_000)
         for row in rows(archived, audits):
             print(" | ".join(row))
+        if args.out is not None:
+            tables = [
+                record.table("Archive", COLUMNS, rows(archived, None)),
+                record.table("Audits of long games", COLUMNS, rows({}, audits)),
+            ]
+            data = {"archive": archived, "audits": audits}
+            record.record("archive", "bench/archive.py", args.quick, tables, data, args.out or None)
     finally:
         server.stop()
 

@@ -1,4 +1,5 @@
-"""batayo benchmarks: `python bench/run.py` (add `--quick` for a smoke run of a few seconds).
+"""batayo benchmarks: `python bench/run.py` (add `--quick` for a smoke run of a few seconds, and
+`--out` to keep the result in bench/results/, from which docs/performance.md is made).
 
 Prints one table, every figure beside its reference measured in the same run on this machine:
 
@@ -38,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import archive as archive_bench  # noqa: E402 - the archive and long games' audits
+import record  # noqa: E402 - the result file (bench/results/)
 import serving  # noqa: E402 - the HTTP phases
 import simulate as sim_bench  # noqa: E402 - the bench's simulate phase (bench/simulate.py)
 import streams  # noqa: E402 - the live-stream phases
@@ -236,6 +238,7 @@ def main() -> None:
         help="the live path at 10, 100 and 500 games (bench/players.py, ~1 min): the peer "
         "bench's live-path rows",
     )
+    record.add_flag(parser)
     args = parser.parse_args()
     own = None
     redis_url = os.environ.get("REDIS_URL")
@@ -346,6 +349,13 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
         rows += serving.server_rows(servers)
     rows += serving.live_rows(players)
     _print(rows, time.perf_counter() - started)
+    if args.out is not None:
+        data = {"simulate": sim, "simulate_jobs": par, "simulate_compiled": compiled}
+        data.update(replay=replay, length=length, http=http, storage=storage)
+        data.update(archive=archived, audits=audits, streams=live, servers=servers)
+        data.update(live=players, seconds=round(time.perf_counter() - started))
+        tables = [record.table("The benchmark run", HEADER, rows)]
+        record.record("run", "bench/run.py", quick, tables, data, args.out or None)
 
 
 def _has_mypyc() -> bool:
@@ -395,8 +405,11 @@ def _simulate_rows(sim: dict, par: dict, compiled: dict | None) -> list[tuple[st
     return rows
 
 
+HEADER = ("what", "figure", "reference (same run)", "ratio")
+
+
 def _print(rows: list[tuple[str, ...]], elapsed: float) -> None:
-    header = ("what", "figure", "reference (same run)", "ratio")
+    header = HEADER
     try:
         from rich.console import Console
         from rich.table import Table as RichTable

@@ -225,6 +225,17 @@ class Settings(BaseSettings):
         "origins (https://cards.example), comma-separated, or *",
     )
 
+    # the lobby
+    lobby_idle_s: Seconds = _setting(
+        "BATAYO_LOBBY_IDLE_S",
+        3600.0,
+        "An open game with no event for longer than this leaves the lobby's list of games "
+        "waiting for a player (`GET /v1/games?waiting=1`), well before it is abandoned; it "
+        "stays in every other listing. off: never left out.",
+        "a number of seconds above 0, or off",
+        gt=0,
+    )
+
     # the sweep and the archive
     sweep_every_s: int = _setting(
         "BATAYO_SWEEP_EVERY_S",

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from service.core.game import add_seconds
 from service.core.state import fold
+from service.core.times import utc_now
 from service.core.views import game_view
 from service.store.index import ALL as INDEX_ALL
 from tests.support.helpers import auth, is_sealed
@@ -90,6 +92,27 @@ def test_listing_is_newest_first_and_filters(svc):
     assert [g["id"] for g in opened] == [second]
     page = svc.client.get("/v1/games?limit=1").json
     assert len(page["games"]) == 1 and page["next_offset"] == 1
+
+
+def test_the_lobbys_list_holds_open_games_newest_first_idle_ones_left_out(svc):
+    """`waiting=1`: the open games a player may still join, newest first, without those whose
+    last event is older than the server's `BATAYO_LOBBY_IDLE_S` (an hour by default); every
+    other listing still has them."""
+    now = [utc_now()]
+    svc.engine.clock = lambda: now[0]
+    three = [{"name": "a"}, {"open": True}, {"open": True}]
+    stale = new_game(svc, seats=[{"name": "a"}, {"open": True}])["id"]
+    joined_late = new_game(svc, seats=three, options={"players": 3})["id"]
+    new_game(svc)  # two people: in play at once, never waiting
+    now[0] = add_seconds(now[0], 3601)
+    svc.client.post(f"/v1/games/{joined_late}/join", json={"name": "b"})  # an event: not idle
+    fresh = new_game(svc, seats=[{"name": "a"}, {"open": True}])["id"]
+    waiting = svc.client.get("/v1/games?waiting=1").json
+    assert [g["id"] for g in waiting["games"]] == [fresh, joined_late]
+    assert all(g["status"] == "open" for g in waiting["games"])
+    assert stale in [g["id"] for g in svc.client.get("/v1/games?status=open").json["games"]]
+    assert svc.client.get("/v1/games?waiting=1&status=playing").status_code == 400
+    assert svc.client.get("/v1/games?waiting=2").status_code == 400
 
 
 def test_if_match_applies_only_at_that_version(svc):

@@ -162,7 +162,7 @@ def test_games_finish_and_verify_through_a_queue_outage_and_a_killed_worker(redi
         def finished() -> bool:
             return not any(playing(port, g) for g in games)
 
-        assert wait_until(finished, 60), [
+        assert wait_until(finished, 90), [
             (g, call(port, "GET", f"/v1/games/{g}")[1]["status"]) for g in games
         ]
         humans.stop.set()

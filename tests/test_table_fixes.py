@@ -10,15 +10,19 @@ import time
 
 import pytest
 
-from tests.support.browser import auth, create, record_console_errors, shot
+from tests.support.browser import (
+    SHORT_BATAYO,
+    auth,
+    create,
+    played_to_the_end,
+    record_console_errors,
+    shot,
+    shown_version,
+)
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
-
-
-def shown_version(page) -> int:
-    return int(page.locator("#version-label").get_attribute("data-version") or 0)
 
 
 def wait_until(check, timeout: float = 10.0) -> None:
@@ -131,27 +135,7 @@ def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, 
     """The server writes a move's consequences (the reveal, the trick won, a player out) in
     the move's batch: at those versions nobody was asked to move, and the page says so,
     while at the versions where the game waited it names who was to move."""
-    created = create(
-        server,
-        {
-            "game": "batayo",
-            "options": {"players": 2, "format": "express"},
-            "seats": [{"name": "ana"}, {"name": "bob"}],
-            "deal": {"packs": [["AS", "KS", "8S"], ["AH", "7H", "9H"]]},
-        },
-    )
-    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
-    for _ in range(50):
-        view = server.client.get(f"/v1/games/{gid}").json
-        if view["status"] == "finished":
-            break
-        for seat in view["to_move"]:
-            legal = server.client.get(f"/v1/games/{gid}", headers=auth(tokens[seat])).json
-            server.client.post(
-                f"/v1/games/{gid}/actions",
-                json=legal["legal_actions"][0],
-                headers=auth(tokens[seat]),
-            )
+    gid = played_to_the_end(server, SHORT_BATAYO)
     log = all_events(server, gid)
     inside, waited = [], []
     for event, after in itertools.pairwise(log):

@@ -67,3 +67,15 @@ def test_every_hint_reason_has_words():
     for code in HINT_CODES:
         for lang in ("en", "fr", "tr"):
             assert any(k.split(" ")[0] == f"hint:{code}" for k in table[lang]), (code, lang)
+
+
+def test_every_bot_level_of_every_game_has_words():
+    """The create form offers each level `GET /v1/rules` lists per bot seat, by its name in the
+    page's language (i18n.js `botName`)."""
+    from service.core.registry import GAMES
+
+    table = strings()
+    for game in GAMES.values():
+        for bot in game.bots:
+            for lang in ("en", "fr", "tr"):
+                assert f"bot:{bot}" in table[lang], (game.name, bot, lang)

@@ -38,6 +38,7 @@ def create_app(
     settings = settings or current()
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["LOBBY_IDLE_S"] = settings.lobby_idle_s  # GET /v1/games?waiting=1
     app.extensions["batayo.engine"] = engine
     app.extensions["batayo.live"] = Hub(engine, live or LiveSettings.of(settings))
     problems.install(app)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+import math
+
+from flask import Blueprint, Response, current_app, request
 
 from ..core.game import Game, Option
 from ..core.options import options_of
@@ -67,7 +69,12 @@ def listing() -> Response:
     q = query(LIST_QUERY_SCHEMA)
     if q.get("game") is not None and q["game"] not in GAMES:
         raise Problem(400, "invalid_request", f"game: one of {', '.join(GAMES)}")
-    games, more = engine().listing(q.get("game"), q.get("status"), q["offset"], q["limit"])
+    status, idle_s = q.get("status"), None
+    if q["waiting"]:  # the lobby's list: open games a player may still join
+        if status not in (None, "open"):
+            raise Problem(400, "invalid_request", "waiting: the games waiting are open ones")
+        status, idle_s = "open", current_app.config["LOBBY_IDLE_S"] or math.inf
+    games, more = engine().listing(q.get("game"), status, q["offset"], q["limit"], idle_s)
     next_offset = q["offset"] + q["limit"] if more else None
     return ok({"games": games, "next_offset": next_offset})
 

@@ -154,6 +154,7 @@ class ListQuery(Strict):
     status = fields.String(validate=validate.OneOf(["open", "playing", "finished"]))
     limit = StrictInt(load_default=20, validate=validate.Range(min=1, max=100))
     offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=100_000))
+    waiting = StrictInt(load_default=0, validate=validate.OneOf([0, 1]))
 
 
 def query_args(args: Any) -> dict:

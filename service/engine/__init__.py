@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import advice, command, fairness, signing
 from ..core.game import RuleError
+from ..core.state import open_seats
 from ..core.times import at_ms, moment, utc_now
 from ..core.views import game_view, shown_event
 from ..store import STORE_DOWN, Conflict, Replayed, Store
@@ -210,14 +211,25 @@ class Engine:
         return "done"
 
     def listing(
-        self, game: str | None, status: str | None, offset: int, limit: int
+        self,
+        game: str | None,
+        status: str | None,
+        offset: int,
+        limit: int,
+        idle_s: float | None = None,
     ) -> tuple[list[dict], bool]:
+        """A page of games, newest first. With `idle_s`, only the open games waiting for a
+        player: a seat still open and an event within the last `idle_s` seconds (a page may then
+        hold fewer than `limit`: the filter reads the page the index gives, no more)."""
         found, more = self.store.listing(game, status, offset, limit)
+        since_ms = None if idle_s is None else at_ms(self.clock()) - idle_s * 1000
         games = []
         for gid, _ in found:
             try:
                 state = self.load(gid)
             except NotFound:  # indexed but its first append never happened
+                continue
+            if since_ms is not None and not _waiting(state, since_ms):
                 continue
             games.append(
                 {
@@ -670,6 +682,11 @@ class Engine:
 
     def sweep(self, again_in_s: int = 0) -> int:
         return self.scheduler.sweep(again_in_s)
+
+
+def _waiting(state: dict, since_ms: float) -> bool:
+    """Whether an open game waits for a player: a seat still open, an event since `since_ms`."""
+    return state["status"] == "open" and bool(open_seats(state)) and at_ms(state["at"]) >= since_ms
 
 
 def _client_digest(client: str) -> str:

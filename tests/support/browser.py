@@ -235,6 +235,39 @@ def finished_tied_game(server) -> str:
     raise AssertionError("the tied game did not end")
 
 
+def shown_version(page) -> int:
+    """The version a game page shows (its timeline's label)."""
+    return int(page.locator("#version-label").get_attribute("data-version") or 0)
+
+
+# BATAYO on a short fixed deal: a tie, its taking and reveal, and the end, in a few moves
+SHORT_BATAYO = {
+    "game": "batayo",
+    "options": {"players": 2, "format": "express"},
+    "seats": [{"name": "ana"}, {"name": "bob"}],
+    "deal": {"packs": [["AS", "KS", "8S"], ["AH", "7H", "9H"]]},
+}
+
+
+def played_to_the_end(server, body: dict, turns: int = 50) -> str:
+    """A game of human seats made from `body`, each seat awaited playing its first legal
+    action until the game ends; its id."""
+    created = create(server, body)
+    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
+    for _ in range(turns):
+        view = server.client.get(f"/v1/games/{gid}").json
+        if view["status"] == "finished":
+            return gid
+        for seat in view["to_move"]:
+            legal = server.client.get(f"/v1/games/{gid}", headers=auth(tokens[seat])).json
+            server.client.post(
+                f"/v1/games/{gid}/actions",
+                json=legal["legal_actions"][0],
+                headers=auth(tokens[seat]),
+            )
+    raise AssertionError("the game did not end")
+
+
 def wait_for_legal(server, gid: str, token: str, timeout: float = 10.0) -> dict:
     """The seat's view once it has something to do (or the game is over)."""
     end = time.monotonic() + timeout

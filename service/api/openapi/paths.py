@@ -203,6 +203,14 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                     query(ListQuery, "status", shape=ref("Status")),
                     query(ListQuery, "limit"),
                     query(ListQuery, "offset"),
+                    query(
+                        ListQuery,
+                        "waiting",
+                        "1: only the games waiting for a player, as a lobby shows them: open, a "
+                        "seat still open, and an event within the server's `BATAYO_LOBBY_IDLE_S` "
+                        "(an hour by default). A page may then hold fewer than `limit` games: "
+                        "follow `next_offset`. Implies `status=open` (another status is a 400).",
+                    ),
                 ],
             ),
         },

@@ -460,6 +460,10 @@ function allTokens() {
   }
 }
 
+/** Every token this browser keeps, as {game id: token}, the most recently saved last: the
+ * games it holds a seat in (the lobby's "My games"). */
+export const savedTokens = () => allTokens();
+
 /** The token saved for a game (shown once by create or join), or "". */
 export function savedToken(gameId) {
   return allTokens()[gameId] || "";
@@ -467,7 +471,7 @@ export function savedToken(gameId) {
 
 export function saveToken(gameId, token) {
   const tokens = allTokens();
+  delete tokens[gameId]; // saved again, it is the most recent
   if (token) tokens[gameId] = token;
-  else delete tokens[gameId];
   localStorage.setItem(TOKENS, JSON.stringify(tokens));
 }

@@ -18,6 +18,7 @@
 import * as API from "./api.js";
 import { cardEl, cardRow, cardText, el, fill, suitText } from "./cards.js";
 import { cardName, known, optionName, optionValue, pick, t, translatePage } from "./i18n.js";
+import { moveFrom, positionOf } from "./replay.js";
 import { tieSteps, tieTitle } from "./story.js";
 import { needsEvents, renderTable, seatName } from "./tables.js";
 
@@ -36,6 +37,7 @@ const page = {
   live: null, // api.js followGame: the views and events of the game as it goes on
   transport: null, // api.js socket (the default) or follow (?transport=sse)
   request: 0, // increases with every replay request: only the newest answer is shown
+  aim: 0, // the version asked for last (the next step starts there, before it is drawn)
   autoplay: null,
   eventCache: new Map(),
   eventGeneration: 0, // bumped when the events held are cleared
@@ -205,6 +207,7 @@ async function goTo(version, { keepAutoplay = false } = {}) {
   if (!keepAutoplay) stopAutoplay();
   const target = Math.max(1, Math.min(page.latest, Math.round(version)));
   page.following = target === page.latest;
+  page.aim = target;
   const ticket = ++page.request;
   $("slider").value = String(target);
   if (page.following && page.live) {
@@ -241,8 +244,23 @@ function toggleAutoplay() {
   $("play").setAttribute("aria-label", t("pause"));
   page.autoplay = setInterval(() => {
     if (page.view.version >= page.latest) return stopAutoplay();
-    goTo(page.view.version + 1, { keepAutoplay: true });
+    step(1, { keepAutoplay: true });
   }, 600);
+}
+
+/** One step on (`dir` 1) or back (-1): to the next move, the server's intermediate versions
+ * skipped (replay.js), or with "every event" ticked to the next version. */
+async function step(dir, options, byEvent = $("by-event").checked) {
+  // From the version asked for last: a second key press before its view came steps on from it.
+  const from = page.following ? page.view.version : page.aim || page.view.version;
+  if (byEvent) return goTo(from + dir, options);
+  const eventAt = (v) => page.eventCache.get(v);
+  let target = moveFrom(from, dir, page.latest, eventAt);
+  if (target === null) {
+    await ensureEvents(dir > 0 ? Math.min(page.latest, from + WINDOW - 1) : from);
+    target = moveFrom(from, dir, page.latest, eventAt) ?? from + dir;
+  }
+  return goTo(target, options);
 }
 
 /** Step the table through a tie: each step's version in turn, its words highlighted. */
@@ -263,8 +281,8 @@ function wireControls() {
   const slider = $("slider");
   slider.addEventListener("input", () => goTo(Number(slider.value)));
   $("first").addEventListener("click", () => goTo(1));
-  $("prev").addEventListener("click", () => goTo(page.view.version - 1));
-  $("next").addEventListener("click", () => goTo(page.view.version + 1));
+  $("prev").addEventListener("click", () => step(-1));
+  $("next").addEventListener("click", () => step(1));
   $("last").addEventListener("click", () => goTo(page.latest));
   $("play").addEventListener("click", toggleAutoplay);
   document.addEventListener("keydown", (e) => {
@@ -278,8 +296,14 @@ function wireControls() {
       e.preventDefault();
       return;
     }
-    if (e.key === "ArrowLeft") goTo(page.view.version - 1);
-    if (e.key === "ArrowRight") goTo(page.view.version + 1);
+    // The timeline's keys, listed under it (#replay-keys): a move, or an event with Shift.
+    const dir = { ArrowLeft: -1, ArrowRight: 1 }[e.key];
+    if (dir) step(dir, {}, e.shiftKey || $("by-event").checked);
+    else if (e.key === "Home") goTo(1);
+    else if (e.key === "End") goTo(page.latest);
+    else if (e.key === " " && !e.target.closest("button, a, summary")) toggleAutoplay();
+    else return;
+    e.preventDefault();
   });
   $("verify-again").addEventListener("click", loadVerify);
   $("debug").addEventListener("toggle", () => $("debug").open && renderDebug());
@@ -333,6 +357,7 @@ async function join(e) {
   e.preventDefault();
   try {
     const joined = await API.joinGame(gameId, { name: $("join-name").value.trim() });
+    history.replaceState(null, "", location.pathname + location.search); // the invite is used
     await useToken(joined.token);
   } catch (error) {
     setMessage(t("Could not join: {why}", { why: error.message }));
@@ -367,6 +392,8 @@ function show(view) {
   const canJoin = view.status === "open" && !page.token && view.seats.some((s) => s.open);
   $("join-banner").hidden = !canJoin;
   if (canJoin && location.hash === "#join") $("join-name").focus();
+  // An invite opened once its seat was taken says so (not only the game, as to a spectator).
+  $("invite-taken").hidden = !(location.hash === "#join" && !page.token && !view.seats.some((s) => s.open));
   // The last round and the event line come from the events: fetch them, then draw again.
   ensureEvents(view.version, () => {
     // Whichever view of that version is on screen now (a redraw may have replaced this one).
@@ -761,6 +788,9 @@ function updateTimeline() {
   const shown = page.view?.version ?? 0;
   $("version-label").textContent = t("version {v} of {n}", { v: shown, n: page.latest }) + (page.following && page.status !== "finished" ? ` (${t("live")})` : "");
   $("version-label").dataset.version = String(shown);
+  const where = page.view ? positionOf(page.view) : "";
+  $("slider-position").textContent = where;
+  slider.setAttribute("aria-valuetext", [t("version {v} of {n}", { v: shown, n: page.latest }), where].filter(Boolean).join(" · "));
   $("prev").disabled = $("first").disabled = shown <= 1;
   $("next").disabled = $("last").disabled = shown >= page.latest;
 }

@@ -1,6 +1,8 @@
-// list.js: the front page. The open games to join (GET /v1/games?status=open, POST join), the
-// list of games (GET /v1/games, filtered by game and status, newest first, paged) and a form to
-// start a game (GET /v1/rules for the games, their rules, options and bots; POST /v1/games).
+// list.js: the front page. The games this browser holds a seat in (their tokens are kept here:
+// GET /v1/games/{id} with each), a game against bots in one click, the open games waiting for a
+// player (GET /v1/games?waiting=1, POST join), the list of games (GET /v1/games, filtered by game
+// and status, newest first, paged) and a form to start a game (GET /v1/rules for the games,
+// their rules, options and bots; POST /v1/games).
 
 import * as API from "./api.js";
 import { el, fill } from "./cards.js";
@@ -15,7 +17,7 @@ const titleOf = (game) => rules.find((g) => g.id === game)?.title || game;
 
 function seatLabel(seat) {
   if (seat.name) return seat.name;
-  if (seat.bot) return t("{bot} bot {seat}", { bot: seat.bot, seat: seat.seat });
+  if (seat.bot) return t("{bot} bot {seat}", { bot: botName(seat.bot), seat: seat.seat });
   return t("open seat");
 }
 
@@ -127,10 +129,11 @@ function optionValues(game) {
   return out;
 }
 
-/** How many seats: the `players` option when the game has one, else its fixed seat count. */
-function seatCount(game) {
+/** How many seats: the `players` option when the game has one (as chosen in the form, else its
+ * default), else its fixed seat count. */
+function seatCount(game, chosen = $("opt-players")?.value) {
   const players = game.options.find((o) => o.name === "players");
-  if (players) return Number($(`opt-players`).value || players.default);
+  if (players) return Number(chosen || players.default);
   return game.seats.min;
 }
 
@@ -182,14 +185,69 @@ async function create(e) {
   }
 }
 
-// ---- start --------------------------------------------------------------------------------
+/** Start `game` with its default options, you in seat 0 and a bot of its default level in
+ * every other seat, and go to its table. */
+async function playAgainstBots(game) {
+  const level = game.bots.includes("greedy") ? "greedy" : game.bots[0];
+  const bots = Array.from({ length: seatCount(game, "") - 1 }, () => ({ bot: level }));
+  const name = $("seat-0")?.value.trim() || t("Player 1");
+  $("quick-message").textContent = "";
+  try {
+    const created = await API.createGame({ game: game.id, options: {}, seats: [{ name }, ...bots] });
+    API.saveToken(created.id, created.seats[0].token);
+    location.href = `/games/${created.id}`;
+  } catch (error) {
+    $("quick-message").textContent = t("Could not start: {why}", { why: error.message });
+  }
+}
+
+function renderQuick() {
+  fill($("quick-games"), ...rules.map((game) =>
+    el("button", { type: "button", class: "quick", dataset: { game: game.id }, onclick: () => playAgainstBots(game) },
+      t("{game} against bots", { game: game.title }))));
+}
+
+// ---- my games: the seats whose tokens this browser keeps -----------------------------------
+
+const MINE = 30; // the most recent seats shown (each is one request)
+
+async function loadMine() {
+  const tokens = API.savedTokens();
+  const ids = Object.keys(tokens).slice(-MINE).reverse(); // the most recently saved first
+  const views = await Promise.all(ids.map(async (id) => {
+    try {
+      return await API.getGame(id, { token: tokens[id] });
+    } catch (error) {
+      // The game is gone or the token refused: there is nothing to resume there any more.
+      if ([401, 403, 404].includes(error.status)) API.saveToken(id, "");
+      return null;
+    }
+  }));
+  const mine = views.filter((v) => v && v.you !== null && v.you !== undefined);
+  $("mine").hidden = !mine.length;
+  fill($("my-games"), ...mine.map((v) => {
+    const turn = v.status === "playing" && v.legal_actions.length > 0;
+    return el("li", { class: "mine-row", dataset: { id: v.id, status: v.status } },
+      el("a", { class: "resume", href: `/games/${v.id}` },
+        el("span", { class: "game-name", text: titleOf(v.game) }), " ",
+        el("span", { class: `badge status-${v.status}`, text: t(`status:${v.status}`) }),
+        turn ? el("span", { class: "badge turn", text: t("your move") }) : null, " ",
+        el("span", { class: "game-seats", text: v.seats.map(seatLabel).join(" · ") })),
+      el("a", { class: "button primary", href: `/games/${v.id}`, text: v.status === "finished" ? t("See it") : t("Resume") }),
+      el("button", {
+        type: "button", class: "small-btn forget", title: t("This browser forgets the seat's token"),
+        onclick: () => (API.saveToken(v.id, ""), loadMine()),
+      }, t("Remove")));
+  }));
+}
 
 // ---- open games: a seat to take ------------------------------------------------------------
 
 async function loadOpen() {
   try {
-    const page = await API.listGames({ status: "open", limit: PAGE });
-    const open = page.games.filter((g) => g.seats.some((s) => s.open));
+    // The games waiting for a player, newest first; the server leaves out those idle too long.
+    const page = await API.listGames({ waiting: 1, limit: PAGE });
+    const open = page.games;
     if (!open.length) {
       fill($("open-games"), el("li", { class: "muted", text: t("No open game now. Start one with an open seat and share its link.") }));
       return;
@@ -199,10 +257,12 @@ async function loadOpen() {
       return el("li", { class: "open-row", dataset: { id: g.id } },
         el("a", { href: `/games/${g.id}` }, el("span", { class: "game-name", text: titleOf(g.game) }), " ",
           el("span", { class: "game-seats", text: g.seats.map(seatLabel).join(" · ") })),
-        el("form", { class: "row-form", onsubmit: (e) => joinOpen(e, g.id, nameId) },
-          el("label", { class: "sr-only", for: nameId, text: t("your name") }),
-          el("input", { id: nameId, maxlength: 40, required: true, placeholder: t("your name") }),
-          el("button", { type: "submit", class: "primary", text: t("Take the seat") })));
+        API.savedToken(g.id)
+          ? el("a", { class: "button", href: `/games/${g.id}`, text: t("Resume") })
+          : el("form", { class: "row-form", onsubmit: (e) => joinOpen(e, g.id, nameId) },
+            el("label", { class: "sr-only", for: nameId, text: t("your name") }),
+            el("input", { id: nameId, maxlength: 40, required: true, placeholder: t("your name") }),
+            el("button", { type: "submit", class: "primary", text: t("Take the seat") })));
     }));
   } catch (error) {
     fill($("open-games"), el("li", { class: "error", text: t("Could not list games: {why}", { why: error.message }) }));
@@ -221,6 +281,8 @@ async function joinOpen(e, id, nameId) {
     loadOpen();
   }
 }
+
+// ---- start --------------------------------------------------------------------------------
 
 async function start() {
   translatePage();
@@ -247,7 +309,8 @@ async function start() {
   $("new-game-game").addEventListener("change", renderForm);
   $("new-game").addEventListener("submit", create);
   renderForm();
-  await Promise.all([loadGames(), loadOpen()]);
+  renderQuick();
+  await Promise.all([loadMine(), loadGames(), loadOpen()]);
   // Keep the lists fresh while the tab is visible.
   // (not the open games while a name is being typed into one of them)
   setInterval(() => {
@@ -255,6 +318,9 @@ async function start() {
     loadGames();
     if (!document.activeElement?.closest("#open-games")) loadOpen();
   }, 5000);
+  // My games cost a request each: again when the tab comes back, and now and then.
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && loadMine());
+  setInterval(() => document.visibilityState === "visible" && loadMine(), 30000);
 }
 
 start();

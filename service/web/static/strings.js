@@ -96,7 +96,8 @@ export const STRINGS = {
     "event:trump": "trump",
     "event:deal_scored": "deal scored",
     "event:time_up": "time up",
-    "event:ended": "ended"
+    "event:ended": "ended",
+    "bot:strong": "strong"
   },
   "fr": {
     "Hint": "Conseil",
@@ -506,7 +507,25 @@ export const STRINGS = {
     "event:trump": "atout",
     "event:deal_scored": "donne comptée",
     "event:time_up": "temps écoulé",
-    "event:ended": "fin"
+    "event:ended": "fin",
+    "bot:strong": "fort",
+    "My games": "Mes parties",
+    "The games this browser holds a seat in.": "Les parties où ce navigateur a une place.",
+    "Play now against bots": "Jouer tout de suite contre des robots",
+    "{game} against bots": "{game} contre des robots",
+    "Resume": "Reprendre",
+    "See it": "La voir",
+    "Remove": "Retirer",
+    "This browser forgets the seat's token": "Ce navigateur oublie le jeton de la place",
+    "This invite's seat was taken": "La place de cette invitation a été prise",
+    "Someone took it first: the game has no open seat left. You can watch it here, or start a game of your own.": "Quelqu'un l'a prise avant vous : la partie n'a plus de place libre. Vous pouvez la regarder ici, ou lancer votre propre partie.",
+    "previous move (←)": "coup précédent (←)",
+    "previous move": "coup précédent",
+    "next move (→)": "coup suivant (→)",
+    "next move": "coup suivant",
+    "step through every event": "avancer événement par événement",
+    "Keys: ← → one move · Shift+← → one event · Home the start · End live · Space replay or pause": "Touches : ← → un coup · Maj+← → un événement · Début le commencement · Fin en direct · Espace rejouer ou pause",
+    "Battle {n}": "Bataille {n}"
   },
   "tr": {
     "Hint": "İpucu",
@@ -916,6 +935,24 @@ export const STRINGS = {
     "event:trump": "koz",
     "event:deal_scored": "dağıtım sayıldı",
     "event:time_up": "süre doldu",
-    "event:ended": "bitti"
+    "event:ended": "bitti",
+    "bot:strong": "güçlü",
+    "My games": "Oyunlarım",
+    "The games this browser holds a seat in.": "Bu tarayıcının bir koltuğu olduğu oyunlar.",
+    "Play now against bots": "Hemen botlara karşı oyna",
+    "{game} against bots": "Botlara karşı {game}",
+    "Resume": "Devam et",
+    "See it": "Gör",
+    "Remove": "Kaldır",
+    "This browser forgets the seat's token": "Bu tarayıcı koltuğun jetonunu unutur",
+    "This invite's seat was taken": "Bu davetin koltuğu alındı",
+    "Someone took it first: the game has no open seat left. You can watch it here, or start a game of your own.": "Biri sizden önce aldı: oyunda boş koltuk kalmadı. Oyunu burada izleyebilir ya da kendi oyununuzu başlatabilirsiniz.",
+    "previous move (←)": "önceki hamle (←)",
+    "previous move": "önceki hamle",
+    "next move (→)": "sonraki hamle (→)",
+    "next move": "sonraki hamle",
+    "step through every event": "olay olay ilerle",
+    "Keys: ← → one move · Shift+← → one event · Home the start · End live · Space replay or pause": "Tuşlar: ← → bir hamle · Shift+← → bir olay · Home baştan · End canlı · Boşluk oynat ya da duraklat",
+    "Battle {n}": "Savaş {n}"
   }
 };
