@@ -25,6 +25,8 @@ def test_wilson_interval_matches_published_values():
     assert (round(low, 3), round(high, 3)) == (0.427, 0.788)
     assert stats.wilson(0, 10)[0] == 0.0 and round(stats.wilson(0, 10)[1], 4) == 0.2775
     assert stats.wilson(0, 0) == (0.0, 1.0)
+    for n in (1, 7, 500, 1000):  # the interval holds the rate, at the ends too
+        assert stats.wilson(0, n)[0] == 0.0 and stats.wilson(n, n)[1] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -144,6 +146,15 @@ def test_refuses_bad_sweeps_and_html_without_the_plotting_extra(tmp_path, monkey
     result = runner.invoke(main, [*base, "--html", str(page)])
     assert result.exit_code == 1 and "batayo[report]" in result.output
     assert not page.exists()
+
+
+def test_html_plots_a_side_that_always_wins():
+    """A rate of 0% or 100% (Roylet at losing_streak 1) plots with its interval."""
+    pytest.importorskip("matplotlib")
+    seats = [{"bot": "greedy"}] * 3
+    report = balance.report_of("roylet", {}, seats, [_roylet_record([1, 2])] * 500)
+    page = balance_view.page({**report, "seed": "00"})
+    assert page.count("<svg") == 2
 
 
 def test_html_page_embeds_its_plots(tmp_path):

@@ -18,7 +18,8 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # it holds p: rounding alone could put an end a hair past it (at 0% or 100%)
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def binomial_two_sided(successes: int, trials: int, p: float = 0.5) -> float:
