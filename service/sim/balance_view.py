@@ -173,12 +173,16 @@ def _plots(result: dict) -> str:
             if part is None:
                 continue
             low, high = part["interval"]
-            error = [[part["rate"] - low], [high - part["rate"]]]
+            error = [[max(0.0, part["rate"] - low)], [max(0.0, high - part["rate"])]]
             ax.bar(x + i * width, part["rate"], width, yerr=error, capsize=3, color=f"C{i}")
     ax.legend(
         handles=[Patch(color=f"C{i}", label=n) for i, n in enumerate(names)], fontsize="small"
     )
-    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(reports))], labels)
+    swept = result.get("sweep")
+    ticks = [str(v) for v in swept["values"]] if swept else labels  # the option names the axis
+    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(reports))], ticks)
+    if swept:
+        ax.set_xlabel(swept["option"])
     ax.set_ylabel("wins (95% interval)")
     ax.set_ylim(0, 1)
     figures.append(("Win rate by side", fig))
