@@ -29,7 +29,16 @@ from http.client import HTTPException
 from typing import Any, cast
 
 from . import http, sse
-from .types import ActionResult, Created, Event, EventsPage, GameView, Joined, Problem
+from .types import (
+    ActionResult,
+    Created,
+    Event,
+    EventsPage,
+    GameView,
+    Joined,
+    Problem,
+    Skipped,
+)
 
 __all__ = ["ApiError", "Client"]
 
@@ -144,6 +153,11 @@ class Client:
     def keys(self) -> list[dict[str, Any]]:
         """Every public key the server signs or signed logs with, the current one last."""
         return cast("list[dict[str, Any]]", self._call("GET", "/v1/keys")["keys"])
+
+    def skip(self, game_id: str) -> Skipped:
+        """Skip to the end: once no human seat plays, the bots play the rest at full speed
+        (`ApiError` 409 `cannot_skip` before)."""
+        return cast(Skipped, self._call("POST", f"/v1/games/{game_id}/skip"))
 
     def hint(self, game_id: str, wait_s: float = 10.0) -> dict[str, Any]:
         """Teach me: the strong bot's action for this seat and its reason (a `code` and its

@@ -51,6 +51,13 @@ class GameView(TypedDict):
     seed_commitment: str
     fairness: int
     clocks: dict[str, str]
+    skippable: bool
+
+
+class Skipped(TypedDict):
+    id: str
+    version: int
+    bot_pace_ms: int
 
 
 class Event(TypedDict):

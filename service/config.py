@@ -114,6 +114,7 @@ def build_engine(settings: Settings | None = None, worker: bool = True) -> Engin
         event_budget=settings.event_budget or None,
         games_per_client=settings.games_per_client,
         count_loopback=settings.cap_loopback,
+        bot_pace_ms=settings.bot_pace_ms,
     )
     engine.archiver.after_s = settings.archive_after_s
     try:  # no key file: the server runs, its logs unsigned

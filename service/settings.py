@@ -149,6 +149,15 @@ class Settings(BaseSettings):
         "an integer of at least 0 (0: off)",
         ge=0,
     )
+    bot_pace_ms: int = _setting(
+        "BATAYO_BOT_PACE_MS",
+        0,
+        "Milliseconds a bot waits before it moves in a game with a human seat, when the create "
+        "names no `bot_pace_ms` (recorded in the game); 0: the bots play at once.",
+        "an integer from 0 to 5000 (0: off)",
+        ge=0,
+        le=5000,
+    )
     games_per_client: int = _setting(
         "BATAYO_GAMES_PER_CLIENT",
         1000,

@@ -208,6 +208,7 @@ BAD_CREATES = [
         400,
         "a seat is",
     ),
+    ({"game": "bataille", "seats": [{"open": False}, {"bot": "random"}]}, 400, "a seat is"),
     ({"game": "bataille", "seats": [{"bot": "random"}] * 2, "extra": 1}, 400, "Unknown field"),
     ({"game": "bataille", "seats": [{"bot": "random"}] * 2, "seed": "xyz"}, 400, "hexadecimal"),
     ({"game": "bataille", "seats": [{"name": "x" * 41}, {"bot": "random"}]}, 400, "name"),

@@ -260,3 +260,23 @@ def test_actions_that_do_not_fit_are_refused_and_append_nothing():
         t.act(0, {"type": "flip"})
     assert err.value.code == "already_played" and err.value.status == 409
     assert len(t.events) == before + 1
+
+
+def test_rule_8_the_kept_positions_find_a_repeat_as_the_plain_list_does():
+    """Rule 8's positions are kept end to end in one string (a state copy shares it): finding a
+    repeat there gives the round a plain list of the keys gives, including a key that only
+    appears across two neighbours' boundary."""
+    import random
+
+    from service.games.bataille.rules import round_seen, round_seen_plain
+
+    rng = random.Random(8)
+    for _ in range(200):
+        keys = [f"{rng.getrandbits(8):02x}" * 8 for _ in range(rng.randrange(0, 12))]
+        text = "".join(keys)
+        # a key shifted by one digit matches a run of its neighbours' digits off the boundaries
+        probes = [*keys, *(k[1:] + k[0] for k in keys), f"{rng.getrandbits(64):016x}"]
+        if len(keys) > 1:
+            probes.append(text[8:24])  # the tail of one key and the head of the next
+        for key in probes:
+            assert round_seen(text, key) == round_seen_plain(keys, key), (keys, key)

@@ -9,8 +9,9 @@ from service.config import Settings, build_engine, stop
 
 
 def test_an_embedded_service_plays_bots_and_keeps_games_across_a_restart(tmp_path):
-    settings = Settings(redis_url=None, test_games=False, data_dir=tmp_path)
+    settings = Settings(redis_url=None, test_games=False, data_dir=tmp_path, bot_pace_ms=400)
     engine = build_engine(settings)
+    assert engine.bot_pace_ms == 400  # BATAYO_BOT_PACE_MS: for games with a person seated
     try:
         created = engine.create(
             {
@@ -25,6 +26,7 @@ def test_an_embedded_service_plays_bots_and_keeps_games_across_a_restart(tmp_pat
             time.sleep(0.05)
         finished = engine.load(gid)
         assert finished["status"] == "finished"
+        assert finished["options"]["bot_pace_ms"] == 0  # bots only: nobody to follow them
     finally:
         stop(engine)
     again = build_engine(settings, worker=False)

@@ -22,6 +22,7 @@ from service.store.outbox import BEAT_EVERY_MS
 log = logging.getLogger("batayo.pump")
 
 POLL_S = 0.15  # how long the pump waits for new work before it looks for due entries again
+SOONEST_S = 0.005  # a wait shorter than this is not worth a round trip (and 0 blocks forever)
 RETRY_S = 1.0  # how often it tries again while the queue (or the store) is away
 BATCH = 500
 LEASE_MS = 5000  # an entry claimed by a pump that died is claimed again after this long
@@ -87,6 +88,15 @@ class Pump:
         self.outbox.done([(job_id, leased) for job_id, _, leased in claimed], clocks=clocks)
         return len(claimed)
 
+    def idle_wait(self) -> float:
+        """How long to wait for new work when nothing was due: POLL_S, or less when an entry
+        falls due sooner, so a delayed job (a paced bot move) is handed over at its due time,
+        not up to POLL_S late."""
+        due = self.outbox.next_due_ms()
+        if due is None:
+            return POLL_S
+        return min(POLL_S, max(SOONEST_S, (due - _now_ms()) / 1000))
+
     def catch_up(self) -> None:
         """After the queue was away: a sweep, due now, restores whatever a game waits for. A
         job the queue handed out as it went down (popped, its reply lost) is in no list and
@@ -122,7 +132,7 @@ class Pump:
                 failing, self.state = False, "ok"
                 self.beat()
                 if not moved:
-                    self.outbox.wait(POLL_S)
+                    self.outbox.wait(self.idle_wait())
             except Exception as exc:  # the queue (or the store) away: try again shortly
                 if not failing:
                     log.warning("the pump cannot move jobs (retrying every %s s): %s", RETRY_S, exc)

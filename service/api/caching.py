@@ -24,7 +24,7 @@ from werkzeug.http import parse_etags
 
 from .http import ok
 from .problems import Problem
-from .schemas import whole_number
+from .schemas import DIGITS_PATTERN, whole_number
 
 IMMUTABLE_S = 365 * 24 * 3600
 
@@ -53,7 +53,7 @@ def read(body: Any, version: int, immutable: bool, **more: str) -> Response:
     return ok(body, **headers)
 
 
-_TAG = re.compile(r'^(W/)?"([\x21\x23-\x7e]*)"$|^([0-9]{1,15})$')
+_TAG = re.compile(r'^(W/)?"([\x21\x23-\x7e]*)"$|' + f"({DIGITS_PATTERN})")
 
 
 def if_match(header: str | None, current: Callable[[], int]) -> int | None:

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, g
 
+from ..core import bounds
 from .compression import compressed
 from .encoding import dumps
 from .http import REFUSALS, checked_key, seat_for, short_body
@@ -35,7 +36,7 @@ from .play import acted
 from .problems import Problem
 from .schemas import whole_number
 
-ROUTE = re.compile(r"/v1/games/([0-9a-f]{16})/actions")
+ROUTE = re.compile(f"/v1/games/({bounds.GAME_ID})/actions")
 RULE = "/v1/games/<game_id>/actions"  # its name in the request metrics, as Flask's rule
 
 Environ = dict[str, Any]

@@ -4,7 +4,6 @@ game id, and the engine's refusals as problems."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -13,13 +12,14 @@ from flask import Response, current_app, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected
 
+from ..core import bounds
 from ..core.game import RuleError
 from ..engine import Engine, IdempotencyMismatch, NotFound, Stale
 from . import schemas
 from .encoding import dumps
 from .problems import Problem
 
-GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+GAME_ID = bounds.matcher(bounds.GAME_ID)
 
 
 def engine() -> Engine:
@@ -122,7 +122,7 @@ def _flatten(messages: Any, prefix: str = "") -> str:
 
 def game_id_checked(game_id: str) -> str:
     """Ids are 16 hex digits; anything else never reaches Redis."""
-    if not GAME_ID.match(game_id):
+    if not GAME_ID(game_id):
         raise Problem(404, "not_found", "no such game")
     return game_id
 
@@ -176,8 +176,12 @@ def idempotency_key() -> str | None:
 
 
 def checked_key(key: str | None) -> str | None:
-    if key is not None and not 1 <= len(key) <= 200:
-        raise Problem(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    if key is not None and not 1 <= len(key) <= bounds.IDEMPOTENCY_KEY_MAX:
+        raise Problem(
+            400,
+            "invalid_request",
+            f"Idempotency-Key must be 1 to {bounds.IDEMPOTENCY_KEY_MAX} characters",
+        )
     return key
 
 

@@ -52,6 +52,16 @@ def acted(
     return body, state["version"]
 
 
+@bp.post("/games/<game_id>/skip")
+@refusals
+def skip(game_id: str) -> Response:
+    """Skip to the end: once no human seat is still playing, a seat holder asks the bots to
+    play the rest at full speed instead of at the game's `bot_pace_ms` (docs/api.md#bot-pace)."""
+    require(game_id)
+    caller(game_id, required=True)
+    return ok(engine().skip(game_id))
+
+
 HINT_RETRY_S = 1  # a strong move is searched in well under a second (docs/bots.md)
 
 

@@ -73,6 +73,7 @@ FRAMEWORK = {
     "seed_ticket_used": "the seed ticket was used by another game",
     "seed_ticket_expired": "the seed ticket has expired",
     "no_hint": "this game offers no hints",
+    "cannot_skip": "the bots keep no pace in this game, or a human seat is still playing",
     "too_many_streams": "this client address has its maximum of open streams",
     "streams_full": "this server process has its maximum of open streams: retry elsewhere",
     "upgrade_required": "the route takes a WebSocket upgrade (RFC 6455) only",

@@ -14,13 +14,15 @@ from marshmallow import (
     validates_schema,
 )
 
-from ..core import plain
+from ..core import bounds, plain
 from ..core.cards import BadCard, parse_card
 from ..core.shapes import whole
+from ..core.state import SHOWN_STATUSES
 
 # A number written as text (a header, a query argument): ASCII digits only ("²".isdigit() is
-# true, and int("²") raises), at most 15 of them (a version, a length, a count).
-DIGITS = re.compile(r"[0-9]{1,15}")
+# true, and int("²") raises), at most bounds.DIGITS_MAX of them (a version, a length, a count).
+DIGITS_PATTERN = bounds.whole(f"[0-9]{{1,{bounds.DIGITS_MAX}}}")
+DIGITS = re.compile(DIGITS_PATTERN)
 
 
 def whole_number(text: str) -> int | None:
@@ -28,29 +30,42 @@ def whole_number(text: str) -> int | None:
     return int(text) if DIGITS.fullmatch(text) else None
 
 
-# the patterns a request's text must match, written once: the contract quotes them
-SEED_PATTERN = r"^[0-9a-fA-F]{64}$"
-GAME_ID_PATTERN = r"^[0-9a-f]{16}$"
-TICKET_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
-HEX64 = validate.Regexp(SEED_PATTERN, error="must be 64 hexadecimal characters")
+# a test game's seed, in either case (service/core/bounds.py: every pattern, written once)
+HEX64 = validate.Regexp(bounds.whole(bounds.SEED_IN), error="must be 64 hexadecimal characters")
 
 
-def _plain(value: str) -> None:
-    # a search for the characters refused, not a match of `plain.PATTERN`: in Python, `$`
-    # matches before a final newline
-    if not plain.is_plain(value):
-        raise ValidationError(f"must not contain {plain.REFUSED}")
+class Plain(validate.Validator):
+    """Text a person types that others see (service/core/plain.py)."""
+
+    json_schema = {"pattern": plain.PATTERN}
+
+    def __call__(self, value: str) -> str:
+        # a search for the characters refused, not a match of `plain.PATTERN`: in Python, `$`
+        # matches before a final newline
+        if not plain.is_plain(value):
+            raise ValidationError(f"must not contain {plain.REFUSED}")
+        return value
 
 
 # what a person types that others see (service/core/plain.py): its length and its characters
-PLAIN = _plain
+PLAIN = Plain()
 NAME = [validate.Length(min=1, max=plain.NAME_MAX), PLAIN]
 CLIENT_SEED = [validate.Length(max=plain.CLIENT_SEED_MAX), PLAIN]
 
 
+def _name(**more: Any) -> fields.String:
+    doc = f"The seat's name. {plain.DESCRIPTION}"
+    return fields.String(validate=NAME, metadata={"description": doc}, **more)
+
+
+def _client_seed() -> fields.String:
+    doc = f"The player's own text, mixed into the deal's salt. {plain.DESCRIPTION}"
+    return fields.String(validate=CLIENT_SEED, metadata={"description": doc})
+
+
 class StrictInt(fields.Integer):
     """A JSON integer: no strings, no booleans, no fractions (`6.0` is 6, as JSON Schema has
-    it), within 2**53."""
+    it), within bounds.JSON_INT_MAX."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
@@ -59,7 +74,7 @@ class StrictInt(fields.Integer):
         value = whole(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValidationError("must be a whole number")
-        if abs(value) > 2**53:
+        if abs(value) > bounds.JSON_INT_MAX:
             raise ValidationError("is too large")
         return value
 
@@ -88,9 +103,13 @@ class OptionValue(fields.Raw):
             value, float
         ):
             raise ValidationError("must be a string, a whole number, true, false or null")
-        if isinstance(value, str) and len(value) > 64:
+        if isinstance(value, str) and len(value) > bounds.OPTION_TEXT_MAX:
             raise ValidationError("is too long")
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and abs(value) > bounds.JSON_INT_MAX
+        ):
             raise ValidationError("is too large")
         return value
 
@@ -100,44 +119,71 @@ class Strict(Schema):
         unknown = RAISE
 
 
+SEAT_KINDS = 'a seat is {"name": ...}, {"bot": ...} or {"open": true}'
+
+
 class SeatIn(Strict):
-    name = fields.String(validate=NAME)
-    client_seed = fields.String(validate=CLIENT_SEED)
-    bot = fields.String(validate=validate.Length(min=1, max=32))
-    open = StrictBool()
+    """A seat in a create: one of KINDS, told apart by its first field (the contract's
+    `SeatPerson`, `SeatBot` and `SeatOpen`)."""
+
+    KINDS = {
+        "SeatPerson": ("name", "client_seed"),
+        "SeatBot": ("bot",),
+        "SeatOpen": ("open",),
+    }
+    name = _name()
+    client_seed = _client_seed()
+    bot = fields.String(validate=validate.Length(min=1, max=bounds.NAME_MAX))
+    # marshmallow formats the error: the braces of the message escaped
+    open = StrictBool(
+        validate=validate.Equal(True, error=SEAT_KINDS.replace("{", "{{").replace("}", "}}"))
+    )
 
     @validates_schema
     def _one_kind(self, data: dict, **kwargs: Any) -> None:
-        kinds = [k for k in ("name", "bot", "open") if k in data]
-        if len(kinds) != 1 or data.get("open") is False:
-            raise ValidationError('a seat is {"name": ...}, {"bot": ...} or {"open": true}')
-        if "client_seed" in data and "name" not in data:
+        kinds = [name for name, (first, *_) in self.KINDS.items() if first in data]
+        if len(kinds) != 1:
+            raise ValidationError(SEAT_KINDS)
+        if any(k not in self.KINDS[kinds[0]] for k in data):
             raise ValidationError("only a named seat takes a client_seed")
 
 
 class CreateGame(Strict):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    game = fields.String(required=True, validate=validate.Length(min=1, max=bounds.NAME_MAX))
     options = fields.Dict(
-        keys=fields.String(validate=validate.Length(max=32)),
+        keys=fields.String(validate=validate.Length(max=bounds.NAME_MAX)),
         values=OptionValue(allow_none=True),
         load_default=dict,
+        metadata={"description": "options left out take their default"},
     )
     seats = fields.List(
-        fields.Nested(SeatIn), required=True, validate=validate.Length(min=1, max=8)
+        fields.Nested(SeatIn),
+        required=True,
+        validate=validate.Length(min=1, max=8),
+        metadata={"description": "one a seat, as many as the options give"},
     )
-    seed = fields.String(validate=HEX64)
-    deal = fields.Dict()
+    seed = fields.String(
+        validate=HEX64,
+        metadata={"description": "test games only (server setting BATAYO_TEST_GAMES=1)"},
+    )
+    deal = fields.Dict(metadata={"description": "test games only: the starting cards"})
     id = fields.String(
-        validate=validate.Regexp(GAME_ID_PATTERN, error="must be 16 lowercase hex digits")
+        validate=validate.Regexp(
+            bounds.whole(bounds.GAME_ID), error="must be 16 lowercase hex digits"
+        ),
+        metadata={"description": "test games only; 409 if taken"},
     )
     seed_ticket = fields.String(
-        validate=validate.Regexp(TICKET_PATTERN, error="is not a seed ticket")
+        validate=validate.Regexp(bounds.whole(bounds.SEED_TICKET), error="is not a seed ticket"),
+        metadata={
+            "description": "a ticket from POST /v1/seeds: the game takes the seed committed there"
+        },
     )
 
 
 class Join(Strict):
-    name = fields.String(required=True, validate=NAME)
-    client_seed = fields.String(validate=CLIENT_SEED)
+    name = _name(required=True)
+    client_seed = _client_seed()
 
 
 class ViewQuery(Strict):
@@ -146,12 +192,12 @@ class ViewQuery(Strict):
 
 class EventsQuery(Strict):
     after = StrictInt(load_default=0, validate=validate.Range(min=0))
-    limit = StrictInt(load_default=100, validate=validate.Range(min=1, max=1000))
+    limit = StrictInt(load_default=100, validate=validate.Range(min=1, max=bounds.EVENTS_PAGE_MAX))
 
 
 class ListQuery(Strict):
-    game = fields.String(validate=validate.Length(max=32))
-    status = fields.String(validate=validate.OneOf(["open", "playing", "finished"]))
+    game = fields.String(validate=validate.Length(max=bounds.NAME_MAX))
+    status = fields.String(validate=validate.OneOf(SHOWN_STATUSES))
     limit = StrictInt(load_default=20, validate=validate.Range(min=1, max=100))
     offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=100_000))
     waiting = StrictInt(load_default=0, validate=validate.OneOf([0, 1]))
@@ -169,9 +215,9 @@ def query_args(args: Any) -> dict:
 
 
 class TiesQuery(Strict):
-    kind = fields.String(validate=validate.Length(max=32))
+    kind = fields.String(validate=validate.Length(max=bounds.NAME_MAX))
     offset = StrictInt(load_default=0, validate=validate.Range(min=0, max=1_000_000))
-    limit = StrictInt(load_default=50, validate=validate.Range(min=1, max=500))
+    limit = StrictInt(load_default=50, validate=validate.Range(min=1, max=bounds.TIES_PAGE_MAX))
 
 
 class StreamQuery(Strict):

@@ -47,6 +47,7 @@ from wsproto.events import (
 )
 from wsproto.utilities import RemoteProtocolError, generate_accept_token
 
+from ..core import bounds
 from ..live import Subscription, wsframes
 from . import schemas
 from .http import REFUSALS, _unicode, caller, checked_key, load, query, refusal, seat_for
@@ -65,7 +66,6 @@ AUTH_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 2.0  # after the server's close frame: the client's own, or the connection is cut
 SEND_BUFFER = 64 * 1024  # the kernel's send buffer of a socket (SO_SNDBUF): a bounded backlog
 READ_SIZE = 65536
-MAX_ID = 200  # characters of an `act` frame's id
 FIELDS = {"act", "id", "if_match", "key"}
 
 NORMAL, GOING_AWAY, PROTOCOL_ERROR, POLICY, TOO_BIG, TRY_AGAIN = 1000, 1001, 1002, 1008, 1009, 1013
@@ -325,7 +325,10 @@ class Session:
             "act" not in msg
             or isinstance(ident, bool)
             or not isinstance(ident, str | int)
-            or (isinstance(ident, str) and (len(ident) > MAX_ID or not _unicode(ident)))
+            or (
+                isinstance(ident, str)
+                and (len(ident) > bounds.SOCKET_ID_MAX or not _unicode(ident))
+            )
         ):
             return self._refuse(
                 None, _bad('an act frame is {"act": BODY, "id": ID}: ID a string or an integer')

@@ -436,7 +436,7 @@ def verify(source: str, keys: tuple[str, ...], accept_unsigned: bool, accept_v1:
         doc, root = _from_server(source)
         signature = doc.get("signature") if isinstance(doc, dict) else None
         kid = signature.get("key") if isinstance(signature, dict) else None
-        if isinstance(kid, str) and signing.KID.match(kid) and kid not in trusted:
+        if isinstance(kid, str) and signing.KID(kid) and kid not in trusted:
             trusted.update(_trusted((f"{root}/v1/keys/{kid}",)))
     else:
         try:

@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
+from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
-from .shapes import Action, Event, Shape
+from . import bounds
+from .shapes import Action, Bool, Choice, Event, Int, Nullable, Shape, ShapeError, Text
 from .times import moment
+from .turn_kinds import CommitReveal, TurnKind
 
 T = TypeVar("T")
 
@@ -76,32 +79,27 @@ class Option:
             return "boolean"
         return "integer" if isinstance(self.default, int) or self.min is not None else "string"
 
+    @cached_property
+    def shape(self) -> Shape:
+        """What the option accepts, in the games' one vocabulary (core/shapes.py): the create's
+        check and the contract's schema both come from it."""
+        kind = self.kind()
+        if self.choices is not None:
+            accepted: Shape = Choice(tuple(self.choices))
+        elif kind == "boolean":
+            accepted = Bool()
+        elif kind == "integer":
+            accepted = Int(self.min, self.max)
+        else:
+            accepted = Text(bounds.OPTION_TEXT_MAX)
+        return Nullable(accepted) if self.nullable else accepted
+
     def check(self, value: Any) -> Any:
         """The value if allowed, else ValueError saying why."""
-        if value is None and self.nullable:
-            return None
-        if self.choices is not None:
-            if value not in self.choices or isinstance(value, bool):
-                allowed = ", ".join(map(str, self.choices))
-                raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
-            return value
-        if self.kind() == "boolean":
-            if not isinstance(value, bool):
-                raise ValueError(f"option {self.name!r} must be true or false, not {value!r}")
-            return value
-        if self.kind() == "integer":
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"option {self.name!r} must be a whole number, not {value!r}")
-            if (self.min is not None and value < self.min) or (
-                self.max is not None and value > self.max
-            ):
-                raise ValueError(
-                    f"option {self.name!r} must be between {self.min} and {self.max}, not {value}"
-                )
-            return value
-        if not isinstance(value, str):
-            raise ValueError(f"option {self.name!r} must be a string")
-        return value
+        try:
+            return self.shape.check(value, f"option {self.name!r}")
+        except ShapeError as exc:
+            raise ValueError(f"{exc}, not {value!r}") from None
 
     def describe(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "type": self.kind(), "default": self.default}
@@ -198,11 +196,14 @@ class Game:
     `start(cmd, deal)` emits the deal (deal: a checked test deal or None); `decide(cmd, seat,
     action)` emits the events of an action the framework found well formed and the seat
     awaited, or raises RuleError; `apply(state, event)` is the reducer (in place, pure in every
-    other way); `to_move(state)` the seats awaited while the game is playing (several for
-    simultaneous choices); `view(state, seat)` the table as a seat (None: a spectator) sees it.
+    other way); `turns` the game's turn kind (core/turn_kinds.py), whose `to_move(state)` is the
+    seats awaited while the game is playing (several for simultaneous choices), also
+    `game.to_move`; `view(state, seat)` the table as a seat (None: a spectator) sees it.
     Every seat list, option and event type is the game's own; the lifecycle events (`created`,
     `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
     bot waits before it plays, so that a person it plays with may choose first.
+    `seats_out(state)`: the seats eliminated while the game goes on (none in a game without
+    eliminations), so the service knows when no person is left playing.
 
     For the contract (`service.api.openapi`): `table_shape` is what `view` returns, `result_shape`
     the fields the game adds to `result` (or narrows: its `reason`s), `problems` the codes its
@@ -221,7 +222,7 @@ class Game:
     start: Callable[[Any, Deal], None]
     decide: Callable[[Any, Seat, dict], None]
     apply: Callable[[dict, dict], None]
-    to_move: Callable[[dict], list[Seat]]
+    turns: TurnKind
     legal_actions: Callable[[dict, Seat], list[dict]]
     view: Callable[[dict, Seat | None], dict]
     cards: Callable[[dict], list[str]]
@@ -236,6 +237,7 @@ class Game:
     ties: Callable[[list[dict]], list[dict]] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
+    seats_out: Callable[[dict], list[Seat]] | None = None
     # the result when the game reaches its event budget (reason `event_limit`;
     # docs/rules/common.md#event-budget: "ends the same way" as at `max_rounds`); none: a draw
     over_budget: Callable[[dict], dict] | None = None
@@ -245,13 +247,19 @@ class Game:
     texts: Mapping[str, Any] = field(default_factory=dict)  # core/texts.py: rules, option docs
     doc: str = ""
     reveal_events: frozenset[str] = field(init=False, default=frozenset())  # from `events`
+    to_move: Callable[[dict], list[Seat]] = field(init=False)  # from `turns`
 
     def __post_init__(self) -> None:
         for required in ("random", "greedy"):
             if required not in self.bots:
                 raise ValueError(f"{self.name}: every game offers a {required!r} bot")
+        if self.traits.simultaneous != self.turns.simultaneous:
+            raise ValueError(f"{self.name}: the `simultaneous` trait contradicts the turn kind")
+        if isinstance(self.turns, CommitReveal):
+            self.turns.check(self.events)
         reveals = [k for k, e in self.events.items() if e.reveals]
         object.__setattr__(self, "reveal_events", frozenset(reveals))
+        object.__setattr__(self, "to_move", self.turns.to_move)
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"

@@ -7,6 +7,7 @@ from typing import Any
 from .game import Game, Option
 
 ABANDON_AFTER_S = 7 * 86_400  # docs/rules/common.md#abandoned-games: a week without a new event
+BOT_PACE_MAX_MS = 5_000  # slower than this, a person waits rather than follows
 
 COMMON_OPTIONS = (
     Option(
@@ -27,11 +28,20 @@ COMMON_OPTIONS = (
         doc="seconds without a new event after which a game in play ends with no winner "
         "(reason `abandoned`)",
     ),
+    Option(
+        "bot_pace_ms",
+        0,
+        min=0,
+        max=BOT_PACE_MAX_MS,
+        type="integer",
+        doc="milliseconds a bot waits after the last event before it moves, in a game with a "
+        "human seat, so a person can follow; a presentation of time, not a rule (0: at once)",
+    ),
 )
 # Options added after games were stored: the `created` event of a game made before one has no
 # value for it, and the game reads as having its default (the option did not exist, so the
 # game was made under the rules that are now its default).
-ADDED_LATER = {"abandon_after_s": ABANDON_AFTER_S}
+ADDED_LATER = {"abandon_after_s": ABANDON_AFTER_S, "bot_pace_ms": 0}
 
 
 def options_of(game: Game) -> list[Option]:

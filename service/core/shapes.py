@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from . import bounds
 from .cards import CARD_RE, SUITS
 
 
@@ -41,7 +42,7 @@ def _is_int(value: Any) -> bool:
 def whole(value: Any) -> Any:
     """A JSON number with no fraction as an int (`10.0` is the integer 10, as JSON Schema has
     it); anything else as it is."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+    if isinstance(value, float) and value.is_integer() and abs(value) <= bounds.JSON_INT_MAX:
         return int(value)
     return value
 

@@ -13,20 +13,20 @@ import base64
 import binascii
 import hashlib
 import json
-import re
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from . import bounds
 from .chain import canonical
 from .strict import is_int
 
 CONTEXT = "batayo-tip-signature/1"
 ALG = "Ed25519"
-KID = re.compile(r"^[0-9a-f]{16}$")
-HEX64 = re.compile(r"^[0-9a-f]{64}$")
+KID = bounds.matcher(bounds.KEY_ID)
+HEX64 = bounds.matcher(bounds.HEX64)
 SIGNED, UNSIGNED, FAILED = "signed", "unsigned", "failed"  # what `check` finds
 VERDICTS = ("ok", "unsigned", "v1", "incomplete", "failed")
 
@@ -130,13 +130,13 @@ def check_tip(
     if signature["alg"] != ALG:
         return FAILED, f"unknown signature algorithm {signature['alg']!r}"
     kid, signed_version, signed_tip = signature["key"], signature["version"], signature["tip"]
-    if not isinstance(kid, str) or not KID.match(kid):
+    if not isinstance(kid, str) or not KID(kid):
         return FAILED, "a malformed key id"
     if not is_int(signed_version) or not isinstance(signed_tip, str):
         return FAILED, "a malformed signature"
     if not isinstance(game_id, str) or signature["game"] != game_id:
         return FAILED, "the signature is for another game"
-    if signed_version != version or not HEX64.match(signed_tip) or signed_tip != tip:
+    if signed_version != version or not HEX64(signed_tip) or signed_tip != tip:
         return FAILED, "the signature is for another history of the game (its tip differs)"
     public = trusted.get(kid)
     if public is None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast, get_args
 
 from .chain import GENESIS
 from .game import Game
 from .registry import GAMES
 
 Status = Literal["new", "open", "playing", "finished"]
+# the statuses a game is listed and shown with (it is "new" only while its create is built)
+SHOWN_STATUSES = tuple(s for s in get_args(Status) if s != "new")
 
 
 class SeatState(TypedDict):

@@ -27,6 +27,14 @@ COMMON_OPTIONS: Mapping[str, Words] = {
         "tr": "Hiç hamle yapılmadan geçen bu kadar saniyeden sonra oyun kazanansız, terk "
         "edilmiş olarak biter. Varsayılan: bir hafta.",
     },
+    "bot_pace_ms": {
+        "en": "Milliseconds each bot waits before it moves, so that you can follow the game. "
+        "0: the bots play at once.",
+        "fr": "Millisecondes que chaque robot attend avant de jouer, pour que vous puissiez "
+        "suivre la partie. 0 : les robots jouent aussitôt.",
+        "tr": "Her botun hamle yapmadan önce beklediği milisaniye; böylece oyunu takip "
+        "edebilirsiniz. 0: botlar hemen oynar.",
+    },
     "timeout_bot": {
         "en": "The bot that plays for a player whose time ran out.",
         "fr": "Le robot qui joue pour un joueur dont le temps est écoulé.",

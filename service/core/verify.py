@@ -13,6 +13,7 @@ import hashlib
 import re
 from typing import Any
 
+from . import bounds
 from .chain import GENESIS, canonical, event_hash
 from .command import FRAMEWORK_FIELDS
 from .fairness import canonical_order, digest, nonce, replay_ledger, salt
@@ -22,7 +23,7 @@ from .sealing import chain_hash, get, replaced
 from .shapes import ShapeError
 from .strict import canonical_at, is_int
 
-HEX64 = re.compile(r"^[0-9a-f]{64}$")
+HEX64 = bounds.matcher(bounds.HEX64)
 POINTER = re.compile(r"^/data(/([^~/]|~[01])*)+$")
 MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
 
@@ -148,7 +149,7 @@ def _link(event: Any, i: int, prev: str, report: dict) -> str:
             raise Failed(i, f"sealed pointer {p} names no value") from None
         if p in openings:
             given = openings[p]
-            if not isinstance(given, str) or not HEX64.match(given):
+            if not isinstance(given, str) or not HEX64(given):
                 raise Failed(i, f"the opening of {p} is not 64 hex digits")
             digests[p] = {"sealed": digest(bytes.fromhex(given), canonical(value))}
             report["checked"]["openings"] += 1
@@ -170,7 +171,7 @@ def _is_seal(value: Any) -> bool:
         isinstance(value, dict)
         and set(value) == {"sealed"}
         and isinstance(value["sealed"], str)
-        and bool(HEX64.match(value["sealed"]))
+        and bool(HEX64(value["sealed"]))
     )
 
 

@@ -15,6 +15,7 @@ from .clocks import due_timers
 from .fairness import nonce
 from .game import Game
 from .options import with_later
+from .pace import skippable
 from .sealing import replaced, sealed_form, secrets, sees
 from .state import awaited, game_of, legal_actions
 
@@ -53,6 +54,7 @@ _FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
     "seed_commitment": lambda state, seat: state["seed_commitment"],
     "fairness": lambda state, seat: state.get("fairness", 1),
     "clocks": lambda state, seat: dict(due_timers(state)) if _playing(state) else {},
+    "skippable": lambda state, seat: skippable(state),
 }
 
 

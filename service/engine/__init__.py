@@ -71,11 +71,13 @@ class Engine:
         event_budget: int | None = command.EVENT_BUDGET,
         games_per_client: int = 0,
         count_loopback: bool = False,
+        bot_pace_ms: int = 0,
     ) -> None:
         self.store = store
         self.count_loopback = count_loopback  # whether the per-client caps count loopback too
         self.event_budget = event_budget  # recorded in each game it creates
         self.games_per_client = games_per_client  # games in play one client may create; 0: any
+        self.bot_pace_ms = bot_pace_ms  # a create's pace when it names none (a server setting)
         self.dispatcher = dispatcher
         self.test_games = test_games
         self.clock = clock
@@ -315,7 +317,7 @@ class Engine:
 
         An idempotency key is scoped to the `client` (its address): the answer holds tokens, so
         a key guessed by someone else must not replay it to them."""
-        planned = plan(body, self.test_games)
+        planned = plan(body, self.test_games, self.bot_pace_ms)
         claim = f"create:{scoped(idem_key, client)}" if idem_key else None
         if claim:
             fp = fingerprint(body)
@@ -668,6 +670,9 @@ class Engine:
 
     def due(self, game_id: str) -> None:
         self.scheduler.due(game_id)
+
+    def skip(self, game_id: str) -> dict:
+        return self.scheduler.skip(game_id)
 
     def abandon(self, game_id: str) -> str:
         return self.scheduler.abandon(game_id)

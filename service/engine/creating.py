@@ -4,18 +4,18 @@ the seed, the id; and the answer docs/api.md gives (tokens shown once)."""
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from ..core import bounds
 from ..core.chain import canonical
 from ..core.game import RuleError, bad_action
 from ..core.options import as_before_later, resolve_options
 from ..core.registry import GAMES
 from . import tokens
 
-GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+GAME_ID = bounds.matcher(bounds.GAME_ID)
 
 
 def new_game_id() -> str:
@@ -35,17 +35,21 @@ class Plan:
     fixed_id: bool = False
 
 
-def plan(body: dict, test_games: bool) -> Plan:
-    """Check a create request against the game's rules; what the engine needs to create it."""
+def plan(body: dict, test_games: bool, bot_pace_ms: int = 0) -> Plan:
+    """Check a create request against the game's rules; what the engine needs to create it.
+    `bot_pace_ms` is the server's pace for a game with a human seat whose request names none."""
     name = body["game"]
     if name not in GAMES:
         raise bad_action(f"unknown game {name!r}; games: {', '.join(GAMES)}")
     game = GAMES[name]
+    seats_in = body["seats"]
+    given = body.get("options") or {}
+    if bot_pace_ms and "bot_pace_ms" not in given and any(s.get("bot") is None for s in seats_in):
+        given = {**given, "bot_pace_ms": bot_pace_ms}
     try:
-        options = resolve_options(game, body.get("options") or {})
+        options = resolve_options(game, given)
     except ValueError as exc:
         raise bad_action(str(exc)) from None
-    seats_in = body["seats"]
     count = game.seat_count(options)
     if len(seats_in) != count:
         raise bad_action(f"{name} with these options has {count} seats, not {len(seats_in)}")
@@ -54,7 +58,7 @@ def plan(body: dict, test_games: bool) -> Plan:
         raise bad_action("seed, deal and id need the server setting BATAYO_TEST_GAMES=1")
     if seed is not None and body.get("seed_ticket") is not None:
         raise bad_action("a game takes a fixed seed or a seed ticket, not both")
-    if fixed is not None and not GAME_ID.match(fixed):
+    if fixed is not None and not GAME_ID(fixed):
         raise bad_action("id must be 16 lowercase hexadecimal digits")
     if deal is not None:
         _check_deal(game, deal, options)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..core import bots, command
 from ..core.clocks import due_timers
-from ..core.game import add_seconds
+from ..core.game import RuleError, add_seconds
+from ..core.pace import humans_playing, pace_ms, skippable
 from ..core.state import awaited, bot_seats, game_of
 from ..core.times import at_ms
 from .projections import Appended, abandon_ms
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from . import Engine
 
 log = logging.getLogger("batayo.engine")
+SKIPPED = "pace_skipped"  # the game's meta field set when a seat holder skipped the bots' pace
 IDLE_PAGE = 100  # games the sweep takes from the idle index at once
 IDLE_MOST = 1_000  # and at most in one pass (bounded work): the rest wait for the next pass
 BACKFILL = 500  # idle scores of games in play written at once by the sweep's walk
@@ -47,7 +49,10 @@ class Scheduler:
         if waiting:
             patience = game_of(state).bot_patience
             wait = max(patience(state, s) for s in waiting) if patience else 0
-            at = add_seconds(state["at"], wait) if wait else None  # from its last event
+            wait = max(wait, self.pace_s(state))
+            # from its last event, in the outbox (or the embedded worker's heap) till then: a
+            # job that waits holds no worker, and a human's clock starts when the move lands
+            at = add_seconds(state["at"], wait) if wait else None
             self.dispatcher.enqueue(
                 "bot_moves", (game_id, version), at=at, job_id=f"bots-{game_id}-{version}"
             )
@@ -55,6 +60,37 @@ class Scheduler:
         for timer_key, due in due_timers(state):
             if (timer_key, due) not in old:
                 self.enqueue_timer(game_id, timer_key, due)
+
+    def pace_s(self, state: dict) -> float:
+        """Seconds a bot waits after the last event (docs/api.md#bot-pace): the game's
+        `bot_pace_ms` with a human seat, none once no human plays and a seat holder skipped."""
+        ms = pace_ms(state)
+        if ms and not humans_playing(state) and self.skipped(state["id"]):
+            return 0
+        return ms / 1000
+
+    def skipped(self, game_id: str) -> bool:
+        return bool(self.engine.store.meta(game_id).get(SKIPPED))
+
+    def skip(self, game_id: str) -> dict:
+        """Run the remaining bot moves at full speed: refused (409) unless the game is
+        `skippable` (core/pace.py). Kept in the game's meta, not its log: the pace is a
+        presentation of time, and the events' times show the skip."""
+        state = self.engine.load(game_id)
+        if state["status"] == "finished":
+            raise RuleError("game_over", "the game has ended", 409)
+        if not skippable(state):
+            raise RuleError(
+                "cannot_skip",
+                "the bots keep no pace here, or a human seat is still playing",
+                409,
+            )
+        self.engine.store.set_meta(game_id, {SKIPPED: "1"})
+        # loaded again after the mark, so a bot move that landed meanwhile is not missed
+        state = self.engine.load(game_id)
+        if self.dispatcher is not None:
+            self.schedule(None, state)  # the paced job's id, due now
+        return {"id": game_id, "version": state["version"], "bot_pace_ms": 0}
 
     def enqueue_timer(self, game_id: str, timer_key: str, due: str, *tag: str) -> None:
         """A clock's job at its due time; one job id per clock and due time (and `tag`)."""

@@ -11,13 +11,14 @@ integrators. The routes here serve files and nothing else:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from flask import Blueprint, Response, abort, send_from_directory
 
+from ..core import bounds
+
 STATIC = Path(__file__).resolve().parent / "static"
-GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+GAME_ID = bounds.matcher(bounds.GAME_ID)
 
 bp = Blueprint("web", __name__, static_folder="static", static_url_path="/web/static")
 
@@ -35,6 +36,6 @@ def index() -> Response:
 
 @bp.get("/games/<game_id>")
 def game_page(game_id: str) -> Response:
-    if not GAME_ID.match(game_id):
+    if not GAME_ID(game_id):
         abort(404)
     return _page("game.html")

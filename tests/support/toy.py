@@ -16,6 +16,7 @@ from service.core.cards import deck as cards_of
 from service.core.cards import value
 from service.core.game import Game, Option, RuleError, Traits, random_bot, result
 from service.core.shapes import CARDS, EACH, SEAT, Action, Card, Event, Hidden, Int, Ledger, ListOf
+from service.core.turn_kinds import CommitReveal
 
 DECK = cards_of(("2", "3", "4", "5", "6", "7"), ("S", "H"))
 HAND = 3
@@ -61,8 +62,11 @@ def start(cmd, deal: dict | None) -> None:
     cmd.emit("dealt", {"hands": [cards[:HAND], cards[HAND : 2 * HAND]], "rest": cards[2 * HAND :]})
 
 
-def to_move(state: dict) -> list[int]:
+def _owing(state: dict) -> list[int]:
     return [s for s in (0, 1) if state["table"]["put"][s] is None]
+
+
+TURNS = CommitReveal(_owing, commit="committed", reveal="revealed")
 
 
 def legal_actions(state: dict, seat: int) -> list[dict]:
@@ -157,7 +161,7 @@ GAME = Game(
     start=start,
     decide=decide,
     apply=apply,
-    to_move=to_move,
+    turns=TURNS,
     legal_actions=legal_actions,
     view=view,
     cards=cards,

@@ -15,7 +15,7 @@ from typing import Any
 from ...core.game import Game
 from ...core.registry import GAMES
 from ..problems import FRAMEWORK
-from . import common, game_parts, paths
+from . import common, game_parts, paths, requests
 
 VERSION = "0.2.0"
 
@@ -47,7 +47,7 @@ def _examples(offered: Mapping[str, Game]) -> tuple[dict, dict]:
 def build(offered: Mapping[str, Game]) -> dict:
     """The OpenAPI 3.1 document of a server offering these games."""
     names = {name: game_parts.names(game) for name, game in offered.items()}
-    schemas = common.schemas(problem_codes(offered), list(offered))
+    schemas = common.schemas(problem_codes(offered), list(offered)) | requests.shared()
     for game in offered.values():
         schemas.update(game_parts.components(game))
 

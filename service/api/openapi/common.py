@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core import plain
+from ...core import bounds
 from ...core.advice import HINT_CODES
+from ...core.bounds import whole
+from ...core.state import SHOWN_STATUSES
 from ...core.texts import LANGS
-from ..schemas import GAME_ID_PATTERN
 
 HEALTH_PARTS = {
     "store": {"type": "string", "enum": ["ok", "down"]},
@@ -29,29 +30,14 @@ def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+HEX64 = {"type": "string", "pattern": whole(bounds.HEX64)}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
 SEALED = ref("Sealed")
 SEAT_NUMBER = {"type": "integer", "minimum": 0}
-# what a person types that others see, as service/api/schemas.py checks it (service/core/plain.py)
-NAME_IN = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": plain.NAME_MAX,
-    "pattern": plain.PATTERN,
-    "description": f"The seat's name. {plain.DESCRIPTION}",
-}
-CLIENT_SEED_IN = {
-    "type": "string",
-    "maxLength": plain.CLIENT_SEED_MAX,
-    "pattern": plain.PATTERN,
-    "description": f"The player's own text, mixed into the deal's salt. {plain.DESCRIPTION}",
-}
-
 
 KEY_ID = {
     "type": "string",
-    "pattern": "^[0-9a-f]{16}$",
+    "pattern": whole(bounds.KEY_ID),
     "description": "the first 16 hex digits of SHA-256 of the raw public key",
 }
 
@@ -85,9 +71,13 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "retry_after": {"type": "integer", "description": "rate_limited: seconds to wait"},
     }
     return {
-        "GameId": {"type": "string", "pattern": GAME_ID_PATTERN, "examples": ["3f2a9c0d1e4b5a67"]},
+        "GameId": {
+            "type": "string",
+            "pattern": whole(bounds.GAME_ID),
+            "examples": ["3f2a9c0d1e4b5a67"],
+        },
         "GameName": {"type": "string", "enum": games},
-        "Status": {"type": "string", "enum": ["open", "playing", "finished"]},
+        "Status": {"type": "string", "enum": list(SHOWN_STATUSES)},
         "Sealed": {
             **_object({"sealed": HEX64}),
             "description": "a value the caller may not see (yet): its digest (FAIRNESS v2)",
@@ -100,7 +90,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         "Openings": {
             "type": "object",
             "description": "pointer -> nonce (hex) of each sealed value the caller may see",
-            "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "additionalProperties": HEX64,
         },
         "Actor": {
             "description": 'a seat, "bot", "clock" or "server"',
@@ -187,13 +177,6 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "seats": {"type": "array", "items": ref("Seat")},
             }
         ),
-        "Join": _object(
-            {
-                "name": NAME_IN,
-                "client_seed": CLIENT_SEED_IN,
-            },
-            ["name"],
-        ),
         "Joined": _object(
             {
                 "id": ref("GameId"),
@@ -252,6 +235,17 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "pending": {"type": "boolean", "enum": [True]},
             }
         ),
+        "Skipped": _object(
+            {
+                "id": ref("GameId"),
+                "version": {"type": "integer", "description": "the game's version when asked"},
+                "bot_pace_ms": {
+                    "type": "integer",
+                    "const": 0,
+                    "description": "the bots now play the rest at full speed",
+                },
+            }
+        ),
         "Verification": _object(
             {
                 "status": {
@@ -293,7 +287,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "key": KEY_ID,
                 "game": {"type": "string"},
                 "version": {"type": "integer", "minimum": 1},
-                "tip": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "tip": HEX64,
                 "signature": {"type": "string", "description": "base64 of the 64-byte signature"},
             },
             description=(
@@ -362,18 +356,6 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
             {"abandon": {"type": "object", "additionalProperties": False}},
             description="no new event for the game's abandon_after_s: it ends, abandoned",
         ),
-        "SeatPerson": _object(
-            {
-                "name": NAME_IN,
-                "client_seed": CLIENT_SEED_IN,
-            },
-            ["name"],
-            description="a person's seat; its token comes in the answer",
-        ),
-        "SeatOpen": _object(
-            {"open": {"type": "boolean", "const": True}},
-            description="a seat left open for someone to join",
-        ),
         "StreamEvent": _object(
             {
                 "id": {"type": "integer", "minimum": 1, "description": "the event's version"},
@@ -412,7 +394,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
         # the frames of /socket: each a text frame holding one JSON object
         "SocketId": {
             "type": ["string", "integer"],
-            "maxLength": 200,
+            "maxLength": bounds.SOCKET_ID_MAX,
             "description": "the client's own id of an `act` frame, echoed unchanged",
         },
         "SocketAuth": _object(
@@ -432,7 +414,7 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                 "key": {
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": 200,
+                    "maxLength": bounds.IDEMPOTENCY_KEY_MAX,
                     "description": "as `Idempotency-Key`: the same key answers the same",
                 },
             },

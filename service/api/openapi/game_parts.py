@@ -12,7 +12,7 @@ from typing import Any
 from ...core.game import Game, Option
 from ...core.options import ADDED_LATER, options_of
 from ...core.shapes import ANY, Event, Opt
-from ..schemas import SEED_PATTERN, TICKET_PATTERN
+from . import requests
 from .common import HEX64, SEALED, TIME, ref
 
 LIFECYCLE = ("created", "seat_taken", "ended")
@@ -26,16 +26,7 @@ def option_schema(option: Option, request: bool = False) -> dict:
     """An option's schema. In a request its default is said in words: a `default` makes
     openapi-typescript (by default) type the field as always present, which a request's
     options need not be."""
-    kind = option.kind()
-    out: dict[str, Any] = {"type": kind}
-    if option.choices is not None:
-        out["enum"] = list(option.choices)
-    if option.min is not None:
-        out["minimum"] = option.min
-    if option.max is not None:
-        out["maximum"] = option.max
-    if option.nullable:
-        out = {"anyOf": [out, {"type": "null"}]}
+    out = option.shape.schema()
     doc = option.doc
     if request:
         shown = "null" if option.default is None else str(option.default).lower()
@@ -109,6 +100,7 @@ def _view(game: Game, p: str) -> dict:
             "seed_commitment",
             "fairness",
             "clocks",
+            "skippable",
         ],
         "properties": {
             "id": ref("GameId"),
@@ -142,6 +134,11 @@ def _view(game: Game, p: str) -> dict:
                 "description": "running clocks and when they run out: `move:<seat>` "
                 "(`move_timeout_s`) and the game's own",
                 "additionalProperties": TIME,
+            },
+            "skippable": {
+                "type": "boolean",
+                "description": "no human seat is still playing and the bots keep a pace "
+                "(`bot_pace_ms`): a seat holder may POST /skip to see the end at once",
             },
         },
         "additionalProperties": False,
@@ -292,57 +289,6 @@ def _deal(game: Game) -> dict:
     return game.deal_shape.schema() if game.deal_shape is not None else {"type": "object"}
 
 
-def _seat_request(p: str, game: Game) -> dict[str, dict]:
-    """A seat in a create: a person (`SeatPerson`), one of the game's bots, or open."""
-    return {
-        f"{p}SeatBot": {
-            "type": "object",
-            "required": ["bot"],
-            "properties": {"bot": {"type": "string", "enum": list(game.bots)}},
-            "additionalProperties": False,
-        },
-        f"{p}SeatRequest": {
-            "oneOf": [ref("SeatPerson"), ref(f"{p}SeatBot"), ref("SeatOpen")],
-        },
-    }
-
-
-def _create(game: Game, p: str) -> dict:
-    low, high = game.seat_range
-    return {
-        "type": "object",
-        "description": f"Create a game of {game.title}; it starts once every seat is taken.",
-        "required": ["game", "seats"],
-        "properties": {
-            "game": {"type": "string", "const": game.name},
-            "options": ref(f"{p}OptionsIn"),
-            "seats": {
-                "type": "array",
-                "minItems": low,
-                "maxItems": high,
-                "items": ref(f"{p}SeatRequest"),
-                "description": "one a seat, as many as the options give",
-            },
-            "seed": {
-                "type": "string",
-                "pattern": SEED_PATTERN,
-                "description": "test games only (server setting BATAYO_TEST_GAMES=1)",
-            },
-            "deal": {**_deal(game), "description": "test games only: the starting cards"},
-            "id": {
-                **ref("GameId"),
-                "description": "test games only; 409 if taken",
-            },
-            "seed_ticket": {
-                "type": "string",
-                "pattern": TICKET_PATTERN,
-                "description": "a ticket from POST /v1/seeds: the game takes the seed committed there",
-            },
-        },
-        "additionalProperties": False,
-    }
-
-
 def components(game: Game) -> dict[str, dict]:
     """Every component of one game's part of the contract, by name."""
     p = camel(game.name)
@@ -378,8 +324,7 @@ def components(game: Game) -> dict[str, dict]:
         "description": f"one event of a game of {game.title}, as the caller may see it",
         **_discriminated(events),
     }
-    out.update(_seat_request(p, game))
-    out[f"{p}Create"] = _create(game, p)
+    out.update(requests.of_game(game, p, _deal(game)))
     out.update(_pages(game, p))
     return out
 

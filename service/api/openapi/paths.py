@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import bounds
+from .. import schemas
 from ..schemas import EventsQuery, ListQuery, StreamQuery, TiesQuery, ViewQuery
 from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
 from .common import ref
@@ -61,6 +63,7 @@ def _game_links(source: str) -> dict:
         "GetTies": "ties",
         "Act": "act",
         "JoinGame": "joinGame",
+        "Skip": "skip",
     }
     return {
         name: {"operationId": op, "parameters": {"game_id": source}} for name, op in ops.items()
@@ -392,7 +395,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "in": "header",
                         "required": False,
                         "description": "the last version received: resume after it",
-                        "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+                        "schema": {"type": "string", "pattern": schemas.DIGITS_PATTERN},
                     },
                 ],
             )
@@ -452,6 +455,22 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 parameters=[game, _param("IfNoneMatch")],
             )
         },
+        "/v1/games/{game_id}/skip": {
+            "post": _op(
+                "skip",
+                "Skip to the end: the bots play the rest at full speed, not at the game's pace.",
+                SEAT_ONLY,
+                {
+                    "200": _json(ref("Skipped"), "The bots play on at once.", RATE_HEADERS),
+                    **_problems(401, 403, 404, 409),
+                },
+                description="Once no human seat is still playing (every one eliminated), any "
+                "seat holder may ask it; the view's `skippable` says when. Asking again changes "
+                "nothing. Else 409 `cannot_skip` (no pace, or a human still plays) or "
+                "`game_over`. It is not written in the log: the pace is a presentation of time.",
+                parameters=[game],
+            )
+        },
         "/v1/games/{game_id}/hint": {
             "get": _op(
                 "hint",
@@ -490,7 +509,7 @@ def parameters() -> dict:
             "description": "a retry with the same key and body returns the first answer and "
             "appends nothing (an action's key is the seat's own; a create's or join's, the "
             "client's)",
-            "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+            "schema": {"type": "string", "minLength": 1, "maxLength": bounds.IDEMPOTENCY_KEY_MAX},
         },
         "IfMatch": {
             "name": "If-Match",

@@ -6,31 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
-QUERY_MAX = 10**15 - 1  # the largest whole number a query takes without a bound of its own
+from ...core import bounds
+from .checked import field_schema
+
+# the largest whole number a query takes without a bound of its own
+QUERY_MAX = 10**bounds.DIGITS_MAX - 1
 
 
 def _schema_of(field: fields.Field) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "integer" if isinstance(field, fields.Integer) else "string"}
-    for rule in field.validators:
-        if isinstance(rule, validate.Range):
-            if rule.min is not None:
-                out["minimum"] = rule.min
-            if rule.max is not None:
-                out["maximum"] = rule.max
-        elif isinstance(rule, validate.Length):
-            if rule.min:
-                out["minLength"] = rule.min
-            if rule.max is not None:
-                out["maxLength"] = rule.max
-        elif isinstance(rule, validate.OneOf):
-            out["enum"] = list(rule.choices)
+    out = field_schema(field, with_default=True)
+    out.pop("description", None)  # the parameter's own description says it
     if out["type"] == "integer" and "enum" not in out:
         out.setdefault("maximum", QUERY_MAX)
-    default = field.load_default
-    if isinstance(default, int | str) and not callable(default):
-        out["default"] = default
     return out
 
 

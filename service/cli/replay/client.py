@@ -10,6 +10,7 @@ from rich.console import RenderableType
 
 from batayo_client import http
 
+from ...core import bounds
 from ...core.plain import stripped_all
 from ...core.state import BadLog, fold
 from ...core.views import game_view
@@ -77,7 +78,7 @@ class Client:
     def view(self, at: int | None = None) -> dict:
         return self.get("", at=at)
 
-    def events(self, page: int = 1000) -> list[dict]:
+    def events(self, page: int = bounds.EVENTS_PAGE_MAX) -> list[dict]:
         out: list[dict] = []
         after: int | None = 0
         while after is not None:
@@ -87,7 +88,7 @@ class Client:
             after = following if isinstance(following, int) and following > after else None
         return out
 
-    def ties(self, page: int = 500) -> list[dict]:
+    def ties(self, page: int = bounds.TIES_PAGE_MAX) -> list[dict]:
         out: list[dict] = []
         offset: int | None = 0
         while offset is not None:

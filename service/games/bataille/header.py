@@ -21,15 +21,17 @@ from ...core.shapes import (
     Obj,
     Opt,
 )
+from .variants import variant
 
 
-def ouverte(options: dict) -> bool:
-    return options["variant"] == "ouverte"
+def chooses(options: dict) -> bool:
+    """Whether players choose their cards (`ouverte`) rather than flip them."""
+    return variant(options).chooses
 
 
-def _own_in_ouverte(data: dict, options: dict) -> str | None:
-    """In `ouverte` a seat sees its own pack (it chooses from it); otherwise nobody does."""
-    return "seat" if ouverte(options) else None
+def _own_if_chosen(data: dict, options: dict) -> str | None:
+    """A seat that chooses from its pack sees it; otherwise nobody does."""
+    return "seat" if chooses(options) else None
 
 
 def _random_gather(data: dict, options: dict) -> bool:
@@ -37,7 +39,7 @@ def _random_gather(data: dict, options: dict) -> bool:
 
 
 ACTIONS = [
-    Action("flip", doc="turn your next card(s)", available=lambda o: not ouverte(o)),
+    Action("flip", doc="turn your next card(s)", available=lambda o: not chooses(o)),
     Action(
         "play",
         {
@@ -45,16 +47,16 @@ ACTIONS = [
             "down": Opt(Hidden(Card(), to="actor")),
         },
         doc="ouverte: the card to play face up (and in a bataille the face-down one)",
-        available=ouverte,
+        available=chooses,
     ),
 ]
 
-_SEAT_PACK = Hidden(CARDS, to=_own_in_ouverte, when=_random_gather)
+_SEAT_PACK = Hidden(CARDS, to=_own_if_chosen, when=_random_gather)
 
 EVENTS = {
     "dealt": Event(
         {
-            "packs": Hidden(ListOf(CARDS), to=lambda d, o: EACH if ouverte(o) else None),
+            "packs": Hidden(ListOf(CARDS), to=lambda d, o: EACH if chooses(o) else None),
             "aside": Hidden(CARDS),
         },
         ledger=Ledger(output=Hidden(CARDS)),

@@ -21,6 +21,8 @@ from ...core.game import (
     result,
 )
 from ...core.state import GameState
+from ...core.turn_kinds import CommitReveal, Simultaneous
+from .variants import VARIANTS, variant
 
 if TYPE_CHECKING:  # the rules are handed a command; they never make one
     from ...core.command import Command
@@ -44,9 +46,9 @@ class Table(TypedDict):
     put: list[Put | None]  # by seat, in the current step
     contenders: list[int]  # the seats playing this step: everybody in, or a bataille's tied
     step: int  # the round's turn is step 0, each bataille one more
-    revealed: bool  # ouverte: this step's face-up cards turned
+    revealed: bool  # a variant that chooses: this step's face-up cards turned
     round: int  # rounds finished
-    seen: str  # ordered gathering: the key of each round's starting position, in round order
+    seen: str  # ordered gathering: each round's starting position's key, end to end (rule 8)
     repeat: int | None  # the round whose position came back (rule 8)
 
 
@@ -57,7 +59,7 @@ class State(GameState):
 OPTIONS = [
     Option("players", 2, min=2, max=6, doc="2 to 6 players"),
     Option("deck", 52, choices=(32, 52), doc="32 (7 to A) or 52 cards"),
-    Option("variant", "classique", choices=("classique", "sans_inconnue", "ouverte")),
+    Option("variant", "classique", choices=tuple(VARIANTS)),
     Option("gather", "random", choices=("random", "ordered"), doc="how a won pile becomes a pack"),
     Option("shortfall", "forfeit", choices=("forfeit", "play_out")),
     max_rounds(
@@ -128,15 +130,28 @@ def start(cmd: Command, deal: dict | None) -> None:
 
 
 def _need(state: State) -> int:
-    """Cards a contender puts in this step: 1 in the round's turn, 2 in a bataille (1 sans inconnue)."""
-    t = state["table"]
-    return 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
+    """Cards a contender puts in this step: 1 in the round's turn, the variant's in a bataille."""
+    step = state["table"]["step"]
+    return 1 if step == 0 else variant(state["options"]).bataille_cards
 
 
-def to_move(state: State) -> list[int]:
+def seats_out(state: State) -> list[int]:
+    """The seats out of the game so far (docs/rules/bataille.md#rule-7)."""
+    return [s for s, out in enumerate(state["table"]["out"]) if out]
+
+
+def _owing(state: State) -> list[int]:
+    """The contenders still to put their cards in this step (one out of the game puts none)."""
     t = state["table"]
     put, out = t["put"], t["out"]
     return [s for s in t["contenders"] if put[s] is None and not out[s]]
+
+
+# rules 2 and 4: every contender of a step puts its cards, in any order; in a variant that
+# chooses, the chosen cards are committed face down and revealed together
+TURNS = Simultaneous(_owing)
+CHOICES = CommitReveal(_owing, commit="committed", reveal="revealed")
+to_move = TURNS.to_move
 
 
 def waiting_reason(state: State, seat: int) -> RuleError:
@@ -159,7 +174,7 @@ def _available(state: State, seat: int) -> list[str]:
 
 
 def legal_actions(state: State, seat: int) -> list[dict]:
-    if state["options"]["variant"] != "ouverte":
+    if not variant(state["options"]).chooses:
         return [{"type": "flip"}]
     cards = _available(state, seat)
     if _need(state) == 1:
@@ -171,9 +186,10 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 
 
 def _turn_pack(cmd: Command, seat: int) -> None:
-    """Rule 5: an exhausted pack is replaced by the won pile (shuffled when `gather` is random)."""
+    """Rule 5, for a pack too short for the cards of this step: the won pile, if any, goes under
+    it (shuffled when `gather` is random)."""
     t = cmd.state["table"]
-    if len(t["packs"][seat]) >= _need(cmd.state) or not t["won"][seat]:
+    if not t["won"][seat]:
         return
     data: dict[str, Any] = {"seat": seat, "count": len(t["won"][seat])}
     if cmd.state["options"]["gather"] == "random":
@@ -182,22 +198,22 @@ def _turn_pack(cmd: Command, seat: int) -> None:
 
 
 def decide(cmd: Command, seat: int, action: dict) -> None:
-    state: State = cmd.state
-    if action["type"] == "flip":  # the framework offers `flip` outside `ouverte` only
-        t = state["table"]
-        need = 1 if t["step"] == 0 or state["options"]["variant"] == "sans_inconnue" else 2
-        pack = t["packs"][seat]
-        if len(pack) < need and t["won"][seat]:
+    if action["type"] == "flip":  # the framework offers `flip` only where nobody chooses
+        # rule 2: the seat turns the top card of its pack (in a bataille, one face down first)
+        need = _need(cmd.state)
+        packs = cmd.state["table"]["packs"]
+        if len(packs[seat]) < need:
             _turn_pack(cmd, seat)
-            pack = t["packs"][seat]
+        pack = packs[seat]
         cmd.emit("flipped", {"seat": seat, "up": pack[need - 1], "down": pack[: need - 1]})
     else:
-        _decide_open(cmd, seat, action)
+        _choose(cmd, seat, action)
     _settle(cmd)
 
 
-def _decide_open(cmd: Command, seat: int, action: dict) -> None:
-    """Bataille ouverte: the seat chooses its card(s); committed face down, revealed together."""
+def _choose(cmd: Command, seat: int, action: dict) -> None:
+    """A variant that chooses: the seat picks its card(s), committed face down, revealed
+    together."""
     state = cmd.state
     need = _need(state)
     if need == 1 and "down" in action:
@@ -211,20 +227,21 @@ def _decide_open(cmd: Command, seat: int, action: dict) -> None:
             raise RuleError("card_not_in_hand", f"{card} is not in your pack")
     if len(set(cards)) != len(cards):
         raise RuleError("same_card_twice", "the face-up and face-down cards must differ")
-    _turn_pack(cmd, seat)
-    cmd.emit("committed", {"seat": seat, "card": cards[0], "down": cards[1:]})
+    if len(state["table"]["packs"][seat]) < need:
+        _turn_pack(cmd, seat)
+    cmd.emit(CHOICES.commit, {"seat": seat, "card": cards[0], "down": cards[1:]})
 
 
 def _settle(cmd: Command) -> None:
     """Once every contender has put its cards: reveal, then take, bataille, or end the round."""
     state: State = cmd.state
     t = state["table"]
-    while not to_move(state) and state["status"] == "playing":
+    while TURNS.complete(state):
         contenders = t["contenders"]
         put = t["put"]
-        if state["options"]["variant"] == "ouverte" and not t["revealed"]:
+        if not t["revealed"] and variant(state["options"]).chooses:
             shown = {str(s): p["up"] for s in contenders if (p := put[s]) and p["up"]}
-            cmd.emit("revealed", {"up": shown}, actor="server")
+            cmd.emit(CHOICES.reveal, {"up": shown}, actor="server")
         best, tied = 0, []  # the highest face-up card, and the contenders who put one
         for s in contenders:  # every contender has put its cards
             p = put[s]
@@ -258,10 +275,11 @@ def _settle(cmd: Command) -> None:
 
 
 def _put_count(t: Table) -> int:
+    """The cards put in the current step."""
     count = 0
     for p in t["put"]:
         if p:
-            count += len(p["down"]) + (1 if p["up"] else 0)
+            count += len(p["down"]) + (p["up"] is not None)
     return count
 
 
@@ -272,7 +290,7 @@ def _shortfall(cmd: Command, seat: int) -> None:
     have = len(t["packs"][seat]) + len(t["won"][seat])
     if have >= _need(state):
         return
-    _turn_pack(cmd, seat)
+    _turn_pack(cmd, seat)  # the pack is shorter still
     cards = list(t["packs"][seat])
     if state["options"]["shortfall"] == "play_out" and cards:
         # what they have, the face-up card first; out only with no card at all
@@ -330,30 +348,23 @@ def apply(state: State, event: dict) -> None:
     t = state["table"]
     d: dict = event["data"]
     kind: str = event["type"]
-    if kind == "flipped" or kind == "committed":  # by far the most frequent, then `took`
-        seat = d["seat"]
-        up = d["up"] if kind == "flipped" else d["card"]
-        down = d["down"]
-        pack = t["packs"][seat]
-        n = len(down)
-        if len(pack) > n and pack[n] == up and (not n or pack[:n] == down):
-            del pack[: n + 1]  # the usual case: the top of the pack (cards are unique)
-        else:
-            t["packs"][seat] = [c for c in pack if c != up and c not in down]
-        t["put"][seat] = {"up": up, "down": list(down)}
-    elif kind == "took":
-        _collect(t)
-        t["won"][d["seat"]] += t["pot"]
-        _next_round(state)
-    elif kind == "pack_turned":
-        seat = d["seat"]
-        t["packs"][seat] = t["packs"][seat] + d.get("order", t["won"][seat])
-        t["won"][seat] = []
-    elif kind == "dealt":
+    if kind == "dealt":
         t["packs"] = [list(p) for p in d["packs"]]
         t["aside"] = list(d["aside"])
         t["contenders"] = list(range(len(t["packs"])))
         _remember_position(state)
+    elif kind == "pack_turned":
+        seat = d["seat"]
+        t["packs"][seat] = t["packs"][seat] + d.get("order", t["won"][seat])
+        t["won"][seat] = []
+    elif kind == "flipped" or kind == "committed":
+        seat = d["seat"]
+        up = d["up"] if kind == "flipped" else d["card"]
+        down = d["down"]
+        pack = t["packs"][seat]
+        for card in [*down, up]:
+            pack.remove(card)
+        t["put"][seat] = {"up": up, "down": list(down)}
     elif kind == "revealed":
         t["revealed"] = True
     elif kind == "short":
@@ -365,6 +376,10 @@ def apply(state: State, event: dict) -> None:
         _collect(t)
         t["contenders"] = list(d["seats"])
         t["step"] += 1
+    elif kind == "took":
+        _collect(t)
+        t["won"][d["seat"]] += t["pot"]
+        _next_round(state)
     elif kind == "left_play":
         _collect(t)
         t["aside"] += t["pot"]
@@ -399,27 +414,37 @@ def _next_round(state: State) -> None:
         _remember_position(state)
 
 
-_KEY = 16  # hex digits of a position's key
-
-
 def _remember_position(state: State) -> None:
-    """Rule 8: with `ordered` gathering, note each round's starting position; a repeat is a cycle.
-
-    Every round adds one key until a repeat ends the game, so the keys sit in one string in round
-    order (the n-th key is round n): far cheaper to snapshot and copy than a dict that grows
-    with the game."""
+    """Rule 8: with `ordered` gathering, note each round's starting position (pack and won pile
+    as one sequence, by seat); a position seen before is a cycle, from the round it started."""
     if state["options"]["gather"] != "ordered":
         return
     t = state["table"]
     text = "|".join(",".join(p + w) for p, w in zip(t["packs"], t["won"], strict=True))
     key = hashlib.blake2b(text.encode(), digest_size=_KEY // 2).hexdigest()
-    at = t["seen"].find(key)
-    while at != -1 and at % _KEY:  # only whole keys count
-        at = t["seen"].find(key, at + 1)
-    if at == -1:
+    t["repeat"] = round_seen(t["seen"], key)
+    if t["repeat"] is None:
         t["seen"] += key
-    else:
-        t["repeat"] = at // _KEY + 1
+
+
+# The positions' keys grow by one a round, and a state is copied on every action: a list of
+# keys (`round_seen_plain`) would be copied whole each time, so they are kept end to end in
+# one string, which a copy shares (docs/performance.md#bataille-positions; the two are checked
+# against each other in tests/test_bataille_rules.py).
+_KEY = 16  # hex digits of a position's key
+
+
+def round_seen_plain(keys: list[str], key: str) -> int | None:
+    """The round (from 1) whose starting position had `key`, or None: keys in round order."""
+    return keys.index(key) + 1 if key in keys else None
+
+
+def round_seen(keys: str, key: str) -> int | None:
+    """`round_seen_plain` over the keys written end to end in one string."""
+    at = keys.find(key)
+    while at != -1 and at % _KEY:  # only whole keys count
+        at = keys.find(key, at + 1)
+    return None if at == -1 else at // _KEY + 1
 
 
 def cards(state: State) -> list[str]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .variants import variant
+
 
 def view(state: dict, seat: int | None) -> dict:
     t = state["table"]
-    open_variant = state["options"]["variant"] == "ouverte"
+    chooses = variant(state["options"]).chooses
     players = []
     for s, put in enumerate(t["put"]):
-        shown = put is not None and (not open_variant or t["revealed"] or s == seat)
+        shown = put is not None and (not chooses or t["revealed"] or s == seat)
         players.append(
             {
                 "seat": s,
@@ -31,7 +33,7 @@ def view(state: dict, seat: int | None) -> dict:
         "face_up": [c for c in t["pot"] if c not in down],
         "aside": len(t["aside"]),
     }
-    if open_variant and seat is not None:
+    if chooses and seat is not None:
         out["pack"] = list(t["packs"][seat])
         if t["put"][seat]:
             out["your_down"] = list(t["put"][seat]["down"])

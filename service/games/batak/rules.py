@@ -20,6 +20,7 @@ from ...core.game import (
     result,
 )
 from ...core.state import GameState
+from ...core.turn_kinds import Sequential
 
 SEATS = 4
 TRICKS = 13
@@ -263,9 +264,12 @@ def _deal(cmd, hands: list[list[str]] | None) -> None:
 # -- whose move, and which ------------------------------------------------------------------------
 
 
-def to_move(state: State) -> list[int]:
-    turn = state["table"]["turn"]
-    return [] if turn is None else [turn]
+def _turn(state: State) -> int | None:
+    return state["table"]["turn"]
+
+
+TURNS = Sequential(_turn)  # rules 1 to 3: one seat bids, names trump or plays at a time
+to_move = TURNS.to_move
 
 
 def _dealer_forced(t: Table, seat: int) -> bool:

@@ -10,6 +10,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ...core.cards import RANKS, ranks_from, value
 from ...core.game import Option, RuleError, bad_action, check_dealt, left_out, max_rounds, result
 from ...core.state import GameState
+from ...core.turn_kinds import CommitReveal
 
 # A card a seat has put on the table in the current trick; `from`: whose hand a taken card
 # came from (a keyword in Python, hence this spelling of the type)
@@ -167,11 +168,22 @@ def start(cmd, deal: dict | None) -> None:
 # -- whose move, and which ---------------------------------------------------------------------
 
 
-def to_move(state: State) -> list[int]:
+def seats_out(state: State) -> list[int]:
+    """The seats eliminated so far (docs/rules/batayo.md#rule-4)."""
+    return [s for s, out in enumerate(state["table"]["out"]) if out]
+
+
+def _owing(state: State) -> list[int]:
+    """The contenders still to commit their card in this step."""
     t = state["table"]
     if t["phase"] not in ("trick", "sudden_death"):
         return []
     return [s for s in t["contenders"] if t["committed"][s] is None and not t["out"][s]]
+
+
+# rule 2: every contender commits a card face down; they are revealed together
+TURNS = CommitReveal(_owing, commit="committed", reveal="revealed")
+to_move = TURNS.to_move
 
 
 def legal_actions(state: State, seat: int | None) -> list[dict]:
@@ -203,10 +215,10 @@ def decide(cmd, seat: int, action: dict) -> None:
     if card not in t["hands"][seat]:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
     cmd.emit(
-        "committed",
+        TURNS.commit,
         {"seat": seat, "card": card, "trick": t["trick"], "step": t["step"], "phase": t["phase"]},
     )
-    if not to_move(state):
+    if TURNS.complete(state):
         _resolve(cmd)
 
 
@@ -230,7 +242,7 @@ def _open_commits(cmd) -> None:
             _out(cmd, s, "no_cards")
     if t["phase"] == "trick" and t["step"] == 0:
         _check_end(cmd)
-    elif not to_move(cmd.state) and cmd.state["status"] == "playing":
+    elif TURNS.complete(cmd.state):
         _resolve(cmd)
 
 
@@ -264,7 +276,7 @@ def _resolve(cmd) -> None:
             if entry["how"] == "taken" and entry["step"] == t["step"] and not entry["shown"]:
                 down[s] = entry["card"]
     cmd.emit(
-        "revealed",
+        TURNS.reveal,
         {
             "phase": t["phase"],
             "trick": t["trick"],

@@ -23,6 +23,7 @@ from ...core.cards import deck as full_deck
 from ...core.cards import rank
 from ...core.game import Option, RuleError, bad_action, check_dealt, not_your_turn, result
 from ...core.state import GameState
+from ...core.turn_kinds import CommitReveal, Sequential
 
 Side = Literal["king", "allies"]
 
@@ -207,13 +208,23 @@ def _played(t: Table, seat: int) -> bool:
     return any(put[f] is not None and put[f]["seat"] == seat for f in FACES)
 
 
-def to_move(state: State) -> list[int]:
+def _allies_owing(state: State) -> list[int]:
+    """The Allies still to play in this battle."""
     t = state["table"]
-    if t["phase"] != "battle":
-        return []
-    if t["put"]["down"] is not None and t["put"]["up"] is not None:
-        return [KING]
-    return [s for s in ALLIES if not _played(t, s)]
+    return [s for s in ALLIES if not _played(t, s)] if t["phase"] == "battle" else []
+
+
+def _king(state: State) -> int | None:
+    """The King plays once both faces are down (and before the reveal)."""
+    t = state["table"]
+    down, up = t["put"]["down"], t["put"]["up"]
+    return KING if t["phase"] == "battle" and down is not None and up is not None else None
+
+
+# rule 2: the Allies play at once, one face down (sealed until the reveal), one face up; then
+# the King plays, face up; then the face-down card is turned
+TURNS = CommitReveal(_allies_owing, commit="played", reveal="revealed", then=Sequential(_king))
+to_move = TURNS.to_move
 
 
 PARTNER_PATIENCE_S = 5
@@ -306,7 +317,7 @@ def _resolve(cmd) -> None:
     put, round_, battle = t["put"], t["round"], t["battle"]
     down, up, king = put["down"], put["up"], put["king"]
     cmd.emit(
-        "revealed",
+        TURNS.reveal,
         {"round": round_, "battle": battle, "seat": down["seat"], "card": down["card"]},
         actor="server",
     )

@@ -13,11 +13,13 @@
 //   POST /v1/games/{id}/actions    one of the view's `legal_actions`, exactly as listed (when
 //                                  there is no socket; on one, the same body as an `act` frame)
 //   POST /v1/games/{id}/join       take an open seat
+//   POST /v1/games/{id}/skip       the bots play the rest at full speed (pace.js)
 //   POST /v1/games                 a rematch with the same settings
 
 import * as API from "./api.js";
 import { cardEl, cardRow, cardText, el, fill, suitText } from "./cards.js";
 import { cardName, known, optionName, optionValue, pick, t, translatePage } from "./i18n.js";
+import * as Pace from "./pace.js";
 import { moveFrom, positionOf } from "./replay.js";
 import { tieSteps, tieTitle } from "./story.js";
 import { needsEvents, renderTable, seatName } from "./tables.js";
@@ -67,6 +69,7 @@ async function start() {
   // when it cannot open); `?transport=sse` uses the event stream and POST from the start.
   page.transport = params.get("transport") === "sse" ? API.follow : API.socket;
   wireControls();
+  Pace.mount($("pace-bar"), { gameId, token: () => page.token });
 
   let view;
   try {
@@ -125,6 +128,7 @@ function startFollowing(view) {
     onEvent(event) {
       page.eventCache.set(event.version, event); // the event line and last round need no request
       page.latest = Math.max(page.latest, event.version);
+      Pace.onEvent(event);
       updateTimeline();
       if (/bataille|batayo|sudden|void|extra|deal_scored|round_ended|ended/.test(event.type)) scheduleTies();
       scheduleVerify();
@@ -380,6 +384,7 @@ function show(view) {
   const title = page.rules?.title || view.game;
   $("game-title").textContent = title; // the id is in the address and in the debug panel
   document.title = `batayo · ${title}`;
+  Pace.onView(view, { live: page.following, moving: movers(view) });
   renderSummary(view);
   renderEnd(view);
   renderTableArea(view);
@@ -474,8 +479,12 @@ function renderTableArea(view) {
   });
   const table = $("table");
   const animated = new Set([...table.querySelectorAll(".card.flip")].map(flipKey));
+  const lastKey = table.querySelector("#last-play")?.dataset.key;
   const center = el("div", { class: "center", id: "center" }, drawn.center, drawn.last);
   fill(table, ...panels, center);
+  // A round or trick just over is gathered in once, as a reveal is turned once.
+  const last = table.querySelector("#last-play");
+  if (last && lastKey !== undefined && last.dataset.key !== lastKey) last.classList.add("gather");
   table.dataset.seats = String(n);
   // A reveal is animated once: cards already on screen in the same place are not flipped again.
   for (const card of table.querySelectorAll(".card.flip")) if (animated.has(flipKey(card))) card.classList.remove("flip");

@@ -78,6 +78,7 @@ export function optionValue(name, value, seat = (s) => String(s)) {
   if (name === "first_dealer") return seat(value);
   if (name === "timeout_bot") return botName(value);
   if (name.endsWith("_s") && typeof value === "number") return t("{n} s", { n: value });
+  if (name.endsWith("_ms") && typeof value === "number") return t("{n} ms", { n: value });
   if (typeof value === "string") {
     return known(`value:${value}`) ?? value.replaceAll("_", " ");
   }

@@ -13,6 +13,10 @@ const PAGE = 20;
 let rules = []; // GET /v1/rules: [{id, title, seats: {min, max}, options: [...], bots: [...]}]
 let offset = 0;
 
+// The form's own defaults where a person is at the table (seat 0 always is): the bots at a pace
+// one can follow, about half a second a move (the API's default is the server's, often 0).
+const FORM_DEFAULTS = { bot_pace_ms: 500 };
+
 const titleOf = (game) => rules.find((g) => g.id === game)?.title || game;
 
 function seatLabel(seat) {
@@ -102,7 +106,7 @@ function optionInput(option) {
       inputmode: "numeric",
       min: option.min,
       max: option.max,
-      value: option.default ?? "",
+      value: FORM_DEFAULTS[option.name] ?? option.default ?? "",
       placeholder: option.nullable ? t("none") : "",
     });
   } else {
