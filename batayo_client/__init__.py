@@ -43,6 +43,7 @@ from .types import (
 __all__ = ["ApiError", "Client"]
 
 RETRIED = (429, 503)
+HINT_RETRY_S = 1.0  # the Retry-After of a hint being computed (docs/api.md)
 
 
 class ApiError(Exception):
@@ -158,8 +159,16 @@ class Client:
         (`ApiError` 409 `cannot_skip` before)."""
         return cast(Skipped, self._call("POST", f"/v1/games/{game_id}/skip"))
 
-    def hint(self, game_id: str) -> dict[str, Any]:
-        return cast("dict[str, Any]", self._call("GET", f"/v1/games/{game_id}/hint"))
+    def hint(self, game_id: str, wait_s: float = 10.0) -> dict[str, Any]:
+        """Teach me: the strong bot's action for this seat and its reason (a `code` and its
+        `params`). While a worker searches the server answers 202 `{"pending": true}`: asked
+        again every second (its Retry-After) for at most `wait_s` seconds, then returned as is."""
+        end = time.monotonic() + wait_s
+        while True:
+            answer = cast("dict[str, Any]", self._call("GET", f"/v1/games/{game_id}/hint"))
+            if not answer.get("pending") or time.monotonic() >= end:
+                return answer
+            time.sleep(HINT_RETRY_S)
 
     def follow(self, game_id: str, after: int = 0) -> Iterator[Event]:
         """Every event after version `after`, live, until the game's last one. A dropped

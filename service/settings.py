@@ -186,6 +186,14 @@ class Settings(BaseSettings):
         "an integer of at least 0 (0: off)",
         ge=0,
     )
+    hint_rate_limit: int = _setting(
+        "BATAYO_HINT_RATE_LIMIT",
+        30,
+        "Hints (GET /v1/games/{id}/hint) a window per seat token, on top of the other limits: "
+        "a hint may cost a strong bot's search; over it, 429 with Retry-After; 0: off.",
+        "an integer of at least 0 (0: off)",
+        ge=0,
+    )
     rate_window_s: int = _setting(
         "BATAYO_RATE_WINDOW_S",
         60,

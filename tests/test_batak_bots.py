@@ -136,16 +136,6 @@ def test_greedy_wins_cheaply_and_keeps_high_cards():
     assert bots.greedy(t.view(2), random.Random(0)) == {"type": "play", "card": "9H"}
 
 
-def test_hint_explains_the_expert_choice():
-    t = table(seed=2)
-    view = t.view(1)
-    hint = bots.hint(view, random.Random(0))
-    assert hint["action"] in view["legal_actions"]
-    assert isinstance(hint["reason"], str) and hint["reason"]
-    idle = bots.hint(t.view(2), random.Random(0))
-    assert idle == {"action": None, "reason": "you have nothing to do now"}
-
-
 def test_expert_takes_the_only_sure_winner_at_the_end():
     """Last to play with the ace and the deuce of the led suit: the expert wins the trick only
     if it must (overtake rule); here it must play the ace since it beats the king."""

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.core import bots as bot_choice
-from service.core import command
+from service.core import advice, command
 from service.core.cards import deck as full_deck
 from service.core.game import RuleError
 from service.core.state import awaited, fold, legal_actions
@@ -202,16 +201,16 @@ def test_a_seat_never_sees_another_hand(spec):
 
 @given(games)
 def test_bots_only_use_the_view_and_the_hint_is_legal(spec):
-    """The expert's hint is one of the seat's legal actions, with a one-line reason."""
+    """The strong bot's hint is one of the seat's legal actions, with a reason code."""
     t, states = run(spec, deals=3, max_rounds=1)
-    for state in states[::7]:
+    for state in states[::7][:2]:  # a strong search each: a few states an example
         if state["status"] != "playing":
             continue
         seat = awaited(state)[0]
         view = game_view(state, seat)
-        hint = bot_choice.hint(state, seat, t.seed)
+        hint = advice.hint(state, seat, t.seed)
         assert hint["action"] in view["legal_actions"]
-        assert hint["reason"] and "\n" not in hint["reason"]
-        assert bot_choice.hint(state, seat, t.seed) == hint  # the same secret: the same advice
+        assert hint["reason"]["code"] in advice.HINT_CODES
+        assert advice.hint(state, seat, t.seed) == hint  # the same secret: the same advice
         other = (seat + 1) % 4
-        assert bot_choice.hint(state, other, t.seed)["action"] is None
+        assert advice.hint(state, other, t.seed)["action"] is None

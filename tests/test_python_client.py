@@ -167,3 +167,22 @@ def test_the_client_and_the_example_are_typed_strictly():
         cwd=ROOT,
     )
     assert out.returncode == 0, out.stdout
+
+
+def test_a_hint_is_searched_off_the_request_and_waited_for(server):
+    """On the embedded server (its in-process worker) a hint that needs a search is 202 first,
+    then the strong bot's legal action with its reason (docs/api.md, Teach me)."""
+    api = Client(server)
+    created = api.create("roylet", [{"name": n} for n in ("k", "a", "b")])
+    gid = created["id"]
+    seat = api.view(gid)["to_move"][0]
+    token = created["seats"][seat]["token"]
+    asked = urllib.request.Request(
+        f"{server}/v1/games/{gid}/hint", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(asked) as first:
+        assert first.status == 202 and first.headers["Retry-After"] == "1"
+    player = api.as_seat(token)
+    hint = player.hint(gid)
+    assert hint["action"] in player.view(gid)["legal_actions"]
+    assert hint["reason"]["code"] in ("play_high", "play_low", "play_card")

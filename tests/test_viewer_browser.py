@@ -20,6 +20,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 AXE = Path(__file__).resolve().parent / "support" / "vendor" / "axe.min.js"
+STATIC = Path(__file__).resolve().parent.parent / "service" / "web" / "static"
 PHONE = {"width": 375, "height": 740}
 BOTS = {
     "bataille": {"game": "bataille", "options": {"players": 3, "deck": 32}},
@@ -677,3 +678,26 @@ def test_screenshots_of_each_game_at_desktop_width(server, tied, open_page):
         phone = open_page(f"/games/{gid}", **PHONE)
         expect(phone.locator("#last-play")).to_be_visible()
         shot(phone, f"game-{game}-finished-phone")
+
+
+def test_a_seat_reads_its_hint_in_the_pages_language(server, open_page):
+    """Teach me (docs/api.md): the seat's Hint button shows the strong bot's advice, worded from
+    its reason code in the page's language (French here); while a worker searches the page asks
+    again."""
+    seats = [{"name": "moi"}, *[{"bot": "greedy"}] * 3]
+    created = create(server, {"game": "batak", "seats": seats})
+    gid, token = created["id"], created["seats"][0]["token"]
+    wait_for_legal(server, gid, token)  # the bots before the dealer have bid
+    page = open_page(
+        f"/games/{gid}?token={token}", init_script='localStorage.setItem("batayo.lang", "fr")'
+    )
+    page.locator("#hint-button").click()
+    expect(page.locator("#hint")).not_to_have_text("Réflexion…")
+    hint = server.client.get(f"/v1/games/{gid}/hint", headers=auth(token)).json
+    reason = hint["reason"]
+    assert reason["code"] in ("bid", "pass")  # the auction: docs/rules/batak.md#rule-1
+    text = STATIC.joinpath("strings.js").read_text(encoding="utf-8")
+    french = json.loads(text[text.index("{") : text.rindex("}") + 1])["fr"]
+    key = next(k for k in french if k.split(" ")[0] == f"hint:{reason['code']}")
+    words = french[key].replace("{tricks}", str(reason["params"].get("tricks")))
+    expect(page.locator("#hint")).to_have_text(words)

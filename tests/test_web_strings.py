@@ -58,6 +58,17 @@ def test_every_result_reason_of_every_game_has_words():
                 assert f"reason:{value}" in table[lang], (game.name, value, lang)
 
 
+def test_every_hint_reason_has_words():
+    """A hint's reason code (service/core/advice.py) is worded in each language, its key naming
+    the placeholders the viewer fills (game.js, HINT_PARAMS)."""
+    from service.core.advice import HINT_CODES
+
+    table = strings()
+    for code in HINT_CODES:
+        for lang in ("en", "fr", "tr"):
+            assert any(k.split(" ")[0] == f"hint:{code}" for k in table[lang]), (code, lang)
+
+
 def test_every_bot_level_of_every_game_has_words():
     """The create form offers each level `GET /v1/rules` lists per bot seat, by its name in the
     page's language (i18n.js `botName`)."""

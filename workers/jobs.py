@@ -29,3 +29,7 @@ def sweep(again_in_s: int = 0) -> int:
 
 def audit(game_id: str) -> str:
     return engine().audit(game_id)
+
+
+def compute_hint(game_id: str, version: int, seat: int) -> str:
+    return engine().compute_hint(game_id, version, seat)

@@ -30,7 +30,7 @@ from flask import Flask, Response, g, request
 from ..settings import Settings
 from ..store.scripts import Script
 from .http import bearer
-from .problems import problem_response, unavailable
+from .problems import Problem, problem_response, unavailable
 
 DEFAULT_WINDOW_S: int = Settings.model_fields["rate_window_s"].default
 EXEMPT = ("/healthz", "/readyz", "/metrics")
@@ -132,6 +132,29 @@ class RateLimits:
         return None, _rate_headers(policy, closest)
 
 
+def hint_limit(app: Flask, authorization: str | None) -> None:
+    """Count a hint against its seat token's own limit (`HINT_RATE_LIMIT` a window; 0: none):
+    raises the 429 problem over it, or the 503 one if the store cannot count."""
+    limit = int(app.config.get("HINT_RATE_LIMIT") or 0)
+    token = _token_id(authorization)
+    limits = app.extensions.get("batayo.limits")
+    if not limit or token is None or limits is None:
+        return
+    try:
+        count, reset = limits.limiter().count("hint", token)
+    except Exception as exc:  # cannot count: refuse (fail closed), as the other limits do
+        app.logger.warning("hint limiter: the store does not answer: %s", exc)
+        raise Problem(503, "unavailable", "the store does not answer", retry_after=1) from None
+    if count > limit:
+        raise Problem(
+            429,
+            "rate_limited",
+            f"too many hints for this seat: at most {limit} every "
+            f"{app.config['RATE_WINDOW_S']} s; retry in {reset} s",
+            retry_after=reset,
+        )
+
+
 def _rate_headers(policy: str, closest: tuple[str, int, int] | None) -> dict[str, str]:
     if closest is None:
         return {}
@@ -144,6 +167,7 @@ def install(app: Flask, client, settings: Settings) -> RateLimits:
     app.config.setdefault("RATE_LIMIT", settings.rate_limit)
     app.config.setdefault("RATE_LIMIT_TOKEN", settings.rate_limit_token)
     app.config.setdefault("RATE_WINDOW_S", settings.rate_window_s)
+    app.config.setdefault("HINT_RATE_LIMIT", settings.hint_rate_limit)
     limits = RateLimits(app, client)
 
     @app.before_request

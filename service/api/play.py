@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
 from ..core.views import game_view
 from ..engine import Engine
-from . import caching, schemas
+from . import caching, limits, schemas
 from .http import body_of, caller, engine, idempotency_key, load, ok, query, refusals, require
 from .problems import Problem
 
@@ -76,12 +76,19 @@ def applied(
     return eng.act(game_id, seat, action, expected, idem_key)
 
 
+HINT_RETRY_S = 1  # a strong move is searched in well under a second (docs/bots.md)
+
+
 @bp.get("/games/<game_id>/hint")
 def hint(game_id: str) -> Response:
-    """Teach me: the game's strongest bot suggests the caller's seat an action, with a reason."""
+    """Teach me: the game's strong bot suggests the caller's seat an action, with a reason (a
+    code and its parameters). While a worker searches, 202 and Retry-After: ask again."""
     state = load(game_id)
     seat = caller(game_id, required=True)
+    limits.hint_limit(current_app, request.headers.get("Authorization"))
     suggestion = engine().hint(game_id, seat)
     if suggestion is None:
         raise Problem(404, "no_hint", f"{state['game']} offers no hints")
+    if suggestion.get("pending"):
+        return ok(suggestion, 202, **{"Retry-After": str(HINT_RETRY_S)})
     return ok(suggestion)

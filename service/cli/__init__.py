@@ -216,6 +216,31 @@ def _parse_option(text: str) -> tuple[str, object]:
     return key, value
 
 
+def bot_run(
+    game: str, options: tuple[str, ...], seats: str, seed: str | None, *more: dict
+) -> tuple[dict, bytes]:
+    """A run of all-bot games checked before it starts: the options (key=value) and the seed
+    (hex; a fresh one if none). Each of `more` (other options to merge) is checked too."""
+    from ..core.options import resolve_options
+    from ..core.registry import GAMES
+    from ..sim.simulate import seats_for
+
+    if game not in GAMES:
+        raise click.BadParameter(f"unknown game; games: {', '.join(GAMES)}", param_hint="GAME")
+    opts = dict(_parse_option(o) for o in options)
+    try:
+        for extra in more or ({},):
+            resolve_options(GAMES[game], {**opts, **extra})
+            seats_for(game, {**opts, **extra}, seats.split(","))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    try:
+        seed_bytes = bytes.fromhex(seed) if seed else secrets.token_bytes(16)
+    except ValueError:
+        raise click.BadParameter("the seed must be hexadecimal", param_hint="--seed") from None
+    return opts, seed_bytes
+
+
 @main.command()
 @click.argument("game")
 @click.option("--games", "count", default=100, show_default=True, type=click.IntRange(1))
@@ -241,23 +266,11 @@ def simulate(
     jobs: int | None,
 ) -> None:
     """Play COUNT all-bot games in memory and report outcomes."""
-    from ..core.options import resolve_options
     from ..core.registry import GAMES
-    from ..sim.simulate import cores, seats_for
+    from ..sim.simulate import cores
     from ..sim.simulate import simulate as run
 
-    if game not in GAMES:
-        raise click.BadParameter(f"unknown game; games: {', '.join(GAMES)}", param_hint="GAME")
-    opts = dict(_parse_option(o) for o in options)
-    try:
-        resolve_options(GAMES[game], opts)
-        seats_for(game, opts, seats.split(","))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-    try:
-        seed_bytes = bytes.fromhex(seed) if seed else secrets.token_bytes(16)
-    except ValueError:
-        raise click.BadParameter("the seed must be hexadecimal", param_hint="--seed") from None
+    opts, seed_bytes = bot_run(game, options, seats, seed)
     summarize = GAMES[game].summarize
     jobs = jobs or cores()
     if as_json or not sys.stdout.isatty():
@@ -513,9 +526,11 @@ def keys_show() -> None:
 
 
 def _register() -> None:
+    from .balancing import balance
     from .replay import replay
     from .showing import settings
 
+    main.add_command(balance)
     main.add_command(replay)
     main.add_command(settings)
 

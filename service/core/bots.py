@@ -91,11 +91,3 @@ def chooser(
 def timeout_action(state: dict, seat: int, server_seed: bytes) -> dict:
     """What the game's `timeout_bot` plays for a seat whose clock ran out."""
     return choose(state, seat, server_seed, state["options"]["timeout_bot"])
-
-
-def hint(state: dict, seat: int, server_seed: bytes) -> dict | None:
-    """The game's adviser's suggestion for `seat`, or None if the game offers no hints."""
-    advise = game_of(state).hint
-    if advise is None:
-        return None
-    return advise(game_view(state, seat), whims(state, server_seed, seat, "hint"))

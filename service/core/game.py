@@ -235,7 +235,6 @@ class Game:
     timers: Callable[[dict], list[tuple[str, str]]] | None = None
     on_timer: Callable[[Any, str], None] | None = None
     ties: Callable[[list[dict]], list[dict]] | None = None
-    hint: Callable[[dict, BotRng], dict] | None = None
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
     seats_out: Callable[[dict], list[Seat]] | None = None

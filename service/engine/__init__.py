@@ -17,7 +17,7 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from ..core import bots, command, fairness, signing
+from ..core import advice, command, fairness, signing
 from ..core.game import RuleError
 from ..core.state import open_seats
 from ..core.times import at_ms, moment, utc_now
@@ -45,6 +45,9 @@ MAX_RETRIES = 50
 CREATE_CLAIM_TTL_S = 60
 CAP_SAMPLE = 20  # held games checked for an end when a client is at its cap
 SEED_TICKET_TTL_S = 15 * 60
+# a hint being computed: if its job is lost, the next request after this asks again
+HINT_CLAIM_S = 30
+HINT_KEPT_S = 3600  # a computed hint, for the callers of its version and seat
 log = logging.getLogger("batayo.engine")
 
 
@@ -177,13 +180,37 @@ class Engine:
         return None if keys is None else keys.sign(game_id, state["version"], state["hash"])
 
     def hint(self, game_id: str, seat: int) -> dict | None:
+        """Teach me (service/core/advice.py): the strong bot's action for `seat` at the game's
+        version, with its reason; None if the game offers no hints. A choice that needs a search
+        is computed by a worker, once per version and seat, and kept: until it is, the answer
+        is `{"pending": true}` (the caller asks again)."""
         state = self.load(game_id)
-        suggestion = bots.hint(state, seat, self.kept.seed(game_id))
-        return (
-            None
-            if suggestion is None
-            else {"seat": seat, "version": state["version"], **suggestion}
-        )
+        if not advice.offers_hints(state):
+            return None
+        version = state["version"]
+        base = {"seat": seat, "version": version}
+        if self.dispatcher is None or not advice.searched(game_view(state, seat)):
+            return {**base, **advice.hint(state, seat, self.kept.seed(game_id))}  # no search
+        kept = self.store.hint(game_id, version, seat)
+        if kept is not None and not kept.get("pending"):
+            return {**base, **kept}
+        if kept is None and self.store.claim_hint(game_id, version, seat, HINT_CLAIM_S):
+            job = f"hint-{game_id}-{version}-{seat}"
+            self.dispatcher.enqueue("compute_hint", (game_id, version, seat), job_id=job)
+        return {**base, "pending": True}
+
+    def compute_hint(self, game_id: str, version: int, seat: int) -> str:
+        """The hint job: the search for `seat` at `version`, kept for the callers; nothing if
+        the game has moved on or the hint is kept already (a repeated job)."""
+        state = self.load(game_id)
+        if state["version"] != version:
+            return "stale"
+        kept = self.store.hint(game_id, version, seat)
+        if kept is not None and not kept.get("pending"):
+            return "kept"
+        found = advice.hint(state, seat, self.kept.seed(game_id))
+        self.store.keep_hint(game_id, version, seat, found, HINT_KEPT_S)
+        return "done"
 
     def listing(
         self,

@@ -38,6 +38,20 @@ def play(
 ) -> dict:
     """One game to its end, at one instant (`now`, by default the clock's); its final state
     (its events are not kept)."""
+    return played(game, options, seats, seed, index, now).state
+
+
+def played(
+    game: str,
+    options: dict,
+    seats: list[dict],
+    seed: bytes,
+    index: int,
+    now: str | None = None,
+    kept: bool = False,
+) -> Table:
+    """Game `index` of a run on `seed`, played to its end; its table (with its events if
+    `kept`: the same course, only slower)."""
     game_seed = hashlib.sha256(seed + index.to_bytes(8, "big")).digest()
     now = now or utc_now()  # one instant: reading a clock per event costs
     table = Table(
@@ -48,7 +62,7 @@ def play(
         game_id=f"{index:016x}",
         clock=lambda: now,
         simulation=True,
-        kept=False,
+        kept=kept,
     )
     collecting = gc.isenabled()
     gc.disable()  # a game's data holds no cycle: it is all freed as it goes, and the collector
@@ -57,7 +71,7 @@ def play(
     finally:
         if collecting:
             gc.enable()
-    return table.state
+    return table
 
 
 def cores() -> int:
@@ -68,10 +82,13 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+Player = Callable[[str, dict, list[dict], bytes, int, str], dict]
+
+
 def _play_range(
-    game: str, options: dict, seats: list[dict], seed: bytes, now: str, span: range
+    game: str, options: dict, seats: list[dict], seed: bytes, now: str, span: range, player: Player
 ) -> list[dict]:
-    return [play(game, options, seats, seed, i, now) for i in span]
+    return [player(game, options, seats, seed, i, now) for i in span]
 
 
 def _spans(games: int, jobs: int) -> list[range]:
@@ -81,20 +98,31 @@ def _spans(games: int, jobs: int) -> list[range]:
     return [range(i, min(i + size, games)) for i in range(0, games, size)]
 
 
-def _finals(
-    game: str, games: int, options: dict, seats: list[dict], seed: bytes, now: str, jobs: int
+def finals(
+    game: str,
+    games: int,
+    options: dict,
+    seats: list[dict],
+    seed: bytes,
+    now: str,
+    jobs: int,
+    player: Player = play,
 ) -> Iterator[list[dict]]:
-    """The final states in game order, a span at a time."""
+    """What `player` makes of each game (by default its final state), in game order, a span at
+    a time. Game `i` depends only on the seed and `i`, so the number of processes changes
+    nothing but the time it takes."""
     if jobs <= 1 or games <= 1:
         for i in range(games):
-            yield [play(game, options, seats, seed, i, now)]
+            yield [player(game, options, seats, seed, i, now)]
         return
     # fork where there is one: the children inherit the registry (a test's toy game too)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     spans = _spans(games, jobs)
     with ProcessPoolExecutor(min(jobs, len(spans)), mp_context=context) as pool:
-        futures = [pool.submit(_play_range, game, options, seats, seed, now, s) for s in spans]
+        futures = [
+            pool.submit(_play_range, game, options, seats, seed, now, s, player) for s in spans
+        ]
         for future in futures:  # in order; the others run meanwhile
             yield future.result()
 
@@ -115,13 +143,13 @@ def simulate(
     seats = seats_for(game, options, bots)
     now = now or utc_now()
     started = time.perf_counter()
-    finals: list[dict] = []
-    for done in _finals(game, games, options, seats, seed, now, jobs):
-        finals += done
+    states: list[dict] = []
+    for done in finals(game, games, options, seats, seed, now, jobs):
+        states += done
         if progress:
             progress(len(done))
     elapsed = time.perf_counter() - started
-    return summary_of(finals, len(seats), elapsed), finals
+    return summary_of(states, len(seats), elapsed), states
 
 
 def summary_of(finals: list[dict], seats: int, elapsed: float) -> dict:

@@ -559,6 +559,22 @@ class Store:
         keys = [key(game_id, "events"), key(game_id, "audits")]
         self._keep_audit(keys=keys, args=[name, json.dumps(value)])
 
+    # Hints (service/core/advice.py): one key per game, version and seat, with the game's hash
+    # tag; "pending" while a worker computes it. They expire by themselves (a version passes).
+    def hint(self, game_id: str, version: int, seat: int) -> dict | None:
+        """The hint kept for this version and seat: its body, `{"pending": true}` while it is
+        computed, or None."""
+        raw = self.redis.get(key(game_id, f"hint:{version}:{seat}"))
+        return json.loads(raw) if raw else None
+
+    def claim_hint(self, game_id: str, version: int, seat: int, ttl_s: int) -> bool:
+        """Whether this caller is the one to have the hint computed (no one has, or did)."""
+        name = key(game_id, f"hint:{version}:{seat}")
+        return bool(self.redis.set(name, b'{"pending":true}', nx=True, ex=ttl_s))
+
+    def keep_hint(self, game_id: str, version: int, seat: int, hint: dict, ttl_s: int) -> None:
+        self.redis.set(key(game_id, f"hint:{version}:{seat}"), json.dumps(hint), ex=ttl_s)
+
     def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
         """Events after `after`, waiting up to `block_ms` for the first one."""
         stream = key(game_id, "events")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core import bounds
+from ...core.advice import HINT_CODES
 from ...core.bounds import whole
 from ...core.state import SHOWN_STATUSES
 from ...core.texts import LANGS
@@ -210,7 +211,28 @@ def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
                     "anyOf": [ref("Action"), {"type": "null"}],
                     "description": "a body to post to /actions; null when it is not your turn",
                 },
-                "reason": {"type": "string"},
+                "reason": _object(
+                    {
+                        "code": {
+                            "type": "string",
+                            "enum": list(HINT_CODES),
+                            "description": "why, worded by the viewer in each language "
+                            "(`hint:<code>` in strings.js)",
+                        },
+                        "params": {
+                            "type": "object",
+                            "description": "the code's values: `card` (one of your own), "
+                            "`choices`, `face`, `tricks`, `suit`, `action`",
+                        },
+                    }
+                ),
+            }
+        ),
+        "HintPending": _object(
+            {
+                "seat": SEAT_NUMBER,
+                "version": {"type": "integer"},
+                "pending": {"type": "boolean", "enum": [True]},
             }
         ),
         "Skipped": _object(

@@ -474,13 +474,20 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
         "/v1/games/{game_id}/hint": {
             "get": _op(
                 "hint",
-                "Teach me: the expert bot's suggested action for your seat, with a reason.",
+                "Teach me: the strong bot's suggested action for your seat, with a reason.",
                 SEAT_ONLY,
                 {
                     "200": _json(ref("Hint"), "The suggestion.", RATE_HEADERS),
+                    "202": _json(
+                        ref("HintPending"),
+                        "A worker is searching: ask again after Retry-After seconds.",
+                        {**RATE_HEADERS, "Retry-After": _header("RetryAfter")},
+                    ),
                     **_problems(401, 403, 404),
                 },
-                description="Offered by games with an expert bot; the others answer 404 `no_hint`.",
+                description="Every game's strong bot answers, computed once per version and "
+                "seat (a choice that needs a search, by a worker: 202 until then). Hints have "
+                "their own limit per seat token (BATAYO_HINT_RATE_LIMIT), over it 429.",
                 parameters=[game],
             )
         },

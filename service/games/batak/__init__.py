@@ -1,7 +1,7 @@
 """Batak (`batak`): docs/rules/batak.md (seed 002), auction and team.
 
 The declarative header (actions, events and what they hide) in `header.py`, the rules in
-`rules.py`, what each seat sees of the table in `view.py`, the bots and the hint in `bots.py`,
+`rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py`,
 the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `stats.py`.
 """
 
@@ -34,7 +34,6 @@ GAME = Game(
     deal_shape=header.DEAL,
     waiting_reason=rules.waiting_reason,
     ties=audit.ties,
-    hint=bots.hint,
     summarize=stats.summarize,
     over_budget=rules.over_budget,
     table_shape=header.TABLE,

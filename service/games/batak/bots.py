@@ -552,14 +552,6 @@ def expert(view: dict, rng: BotRng) -> dict:
     return _expert(view, rng)[0]
 
 
-def hint(view: dict, rng: BotRng) -> dict:
-    """The expert's suggested action for the viewing seat, with a one-line reason."""
-    if not view.get("legal_actions"):
-        return {"action": None, "reason": "you have nothing to do now"}
-    action, reason = _expert(view, rng)
-    return {"action": action, "reason": reason}
-
-
 STRONG_ROLLOUTS = 4 * PLAY_ROLLOUTS
 
 

@@ -64,6 +64,8 @@ export const events = (id, { after = 0, limit = 100, token, signal } = {}) =>
 export const ties = (id, { offset = 0, limit = 50, token } = {}) =>
   api(`/v1/games/${id}/ties${query({ offset, limit })}`, { token });
 export const verify = (id) => api(`/v1/games/${id}/verify`);
+/** Teach me: `{action, reason: {code, params}}`, or `{pending: true}` while a worker searches. */
+export const hint = (id, token) => api(`/v1/games/${id}/hint`, { token });
 
 // ---- live events: GET /v1/games/{id}/stream (server-sent events) -------------------------
 

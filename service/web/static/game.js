@@ -592,7 +592,7 @@ function renderYou(view) {
   const inHand = new Set(hand);
   const extra = [...new Set(actions.flatMap((a) => [a.card, a.down]).filter((c) => typeof c === "string" && !inHand.has(c)))];
   // Unchanged hand and actions: nothing to redraw (a click under way is never lost).
-  const key = JSON.stringify([hand, extra, actions, atLatest, view.status, page.selected]);
+  const key = JSON.stringify([hand, extra, actions, atLatest, view.status, page.selected, page.hint]);
   if (key === page.handKey) return;
   page.handKey = key;
   // Actions by card: a card with one action is itself the button; with several (a face to
@@ -648,6 +648,8 @@ function renderYou(view) {
     selected ? el("button", { type: "button", class: "action secondary", id: "cancel-choice", onclick: () => { page.selected = null; renderYou(page.view); } }, t("Cancel")) : null,
     ...others.map((action) =>
       el("button", { type: "button", class: "action", dataset: { action: JSON.stringify(action) }, "aria-label": actionSpoken(action), onclick: () => post(action) }, actionLabel(action))),
+    actions.length ? el("button", { type: "button", class: "action secondary", id: "hint-button", onclick: () => askHint(view.version) }, t("Hint")) : null,
+    page.hint?.version === view.version ? el("p", { class: "prompt", id: "hint", "aria-live": "polite", text: page.hint.text }) : null,
     !atLatest && view.status !== "finished"
       ? el("button", { type: "button", class: "action secondary", onclick: () => goTo(page.latest) }, t("Back to live to play"))
       : null,
@@ -684,6 +686,45 @@ async function post(action) {
     page.busy = false;
     for (const b of document.querySelectorAll("#you button")) b.disabled = false;
   }
+}
+
+/**
+ * Teach me: the strong bot's suggestion for this version, worded from its reason's code. While a
+ * worker searches the server answers 202 `{pending: true}`: ask again a second later, a few times.
+ */
+async function askHint(version) {
+  const shown = (text) => { page.hint = { version, text }; renderYou(page.view); };
+  shown(t("Thinking…"));
+  for (let tries = 0; tries < 10; tries += 1) {
+    let answer;
+    try {
+      answer = await API.hint(gameId, page.token);
+    } catch (error) {
+      return shown(`${error.message} (${error.code})`);
+    }
+    if (!answer.pending) return shown(hintText(answer.reason));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  shown(t("No hint yet: try again."));
+}
+
+// the parameters each hint code's text shows (the others, such as `face`, are worded apart)
+const HINT_PARAMS = {
+  only_action: { action: 1 }, bid: { tricks: 1 }, trump: { suit: 1 },
+  play_high: { card: 1 }, play_low: { card: 1 }, play_card: { card: 1, choices: 1 },
+};
+
+/** A hint's reason in the page's language: `hint:<code>` with its parameters worded. */
+function hintText(reason) {
+  const p = reason.params || {};
+  const vars = { ...p };
+  if (p.card) vars.card = cardName(p.card);
+  if (p.suit) vars.suit = t(`suit:${p.suit}`);
+  if (p.action) vars.action = t(`action:${p.action}`);
+  // the key names the code's placeholders (strings.js: a translation keeps them all)
+  const key = [`hint:${reason.code}`, ...Object.keys(HINT_PARAMS[reason.code] || {}).map((k) => `{${k}}`)].join(" ");
+  const text = t(key, vars);
+  return p.face ? `${text} ${t(`hint-face:${p.face}`)}` : text;
 }
 
 function setMessage(text) {
