@@ -27,6 +27,13 @@ ALLOWED = [
     # beside the one name (const) or the game's bots (enum) the contract already gave
     "*Create/properties/game: +m??Length",
     "*SeatBot/properties/bot: +m??Length",
+    # hints come from every game's strong bot: a worker may still be searching (202), and the
+    # reason is a code with parameters the viewer words in the reader's language
+    "Hint/properties/reason: +*",
+    'Hint/properties/reason/type: "string" -> "object"',
+    "/components/schemas: +HintPending",
+    "/paths//v1/games/{game_id}/hint/get/responses: +202",
+    "/paths//v1/games/{game_id}/hint/get/summary: *",
 ]
 
 
