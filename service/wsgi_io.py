@@ -110,7 +110,7 @@ class RequestHeaders:
 
 
 # the `Date` field (RFC 9110 5.6.7), made once a second: gevent formats the clock for every
-# answer, 2% of an action's server CPU (py-spy)
+# answer, a measurable share of an action's CPU (docs/performance.md#shortcuts-seen-in-profiles)
 DATE = EverySecond(pywsgi.format_date_time)
 
 

@@ -245,7 +245,7 @@ class Session:
     def run(self) -> None:
         """The connection's greenlet writes the batches; what the client sends is read by a
         callback of the loop when it arrives (no greenlet waits on it: a waiting greenlet keeps
-        its stack, about half of an idle spectator's memory), and answered by a greenlet made
+        its stack, a large part of an idle spectator's memory), and answered by a greenlet made
         only while something needs an answer (an `act`, a ping, the close)."""
         self.greenlet = gevent.getcurrent()
         try:

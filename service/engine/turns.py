@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 WAIT_S = 2.0
-SPARE = 64  # turns kept for reuse: a lock made per action was a fiftieth of its CPU (py-spy)
+SPARE = 64  # turns kept for reuse: a lock made per action was a measurable share of its CPU
 
 
 class Turn:

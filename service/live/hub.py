@@ -97,7 +97,7 @@ class Batch:
     def encoded(self, seat: int | None, view: bool, hub: Hub, codec: ModuleType = sse) -> bytes:
         """The bytes of this batch for `seat` (and its view, if asked) in `codec` (`sse`, or
         `wsframes` for a socket): built by the first stream that asks. No lock (one a batch was
-        a hundredth of the live path's CPU): two streams that ask at once (threads, or a
+        a measurable cost on the live path): two streams that ask at once (threads, or a
         greenlet that waits for the game's seed) build the same bytes, and either one's are
         kept."""
         key = (seat, view, codec)

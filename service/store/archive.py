@@ -26,7 +26,7 @@ from ..core.sealing import chain_hash, get, sealed_form
 from ..core.state import apply, clone, fold
 
 FORMAT = "batayo-archive/1"
-LEVEL = 9  # bench/archive.py: ~15% smaller than the default 3, still a few ms a game
+LEVEL = 9  # zstd's level: smaller than the default 3 for little more time (bench/archive.py)
 RECOMPUTED = ("version", "prev", "digests", "hash")
 SNAPSHOT_EVERY = 256  # states kept while an archived game is replayed at `?at=N`
 CACHED_EVENTS = 100_000  # decoded events kept in memory, over every archived game
