@@ -20,6 +20,7 @@ SKIPPED_GLOB = "service/games/*/bots.py"
 # What a measurement looks like in prose. A unit alone names a setting's unit ("in ms",
 # "LEVEL = 9", "10 s"): seconds are left out, as they are how timeouts are set.
 FRACTION = r"(?:half|third|quarter|fifth|sixth|seventh|eighth|ninth|tenth|twelfth|twentieth|fiftieth|hundredth)s?"
+COUNT = r"(?:\d[\d.]*|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|hundreds?)"
 MEASUREMENT = re.compile(
     "|".join(
         (
@@ -29,7 +30,8 @@ MEASUREMENT = re.compile(
             # a share measured; a confidence level ("95% interval") or a bound ("0%") is not
             r"\d[\d.]*\s*%\s+(?:of|more|less|fewer|smaller|larger|faster|slower|cheaper|off)\b",
             rf"\b{FRACTION} of\b[^.;:]{{0,60}}?\b(?:CPU|samples|memory|time)\b",  # a share in words
-            r"\b\d[\d.]*\s*(?:x|times)\s+(?:faster|slower|more|less|smaller|larger)\b",  # a ratio
+            rf"\b{COUNT}\s*(?:x|times)\s+(?:faster|slower|more|less|smaller|larger)\b",  # a ratio
+            rf"\b{COUNT} (?:of )?(?:µs|ms|microseconds|milliseconds)\b",  # a duration in words
         )
     ),
     re.IGNORECASE,
@@ -87,6 +89,8 @@ def test_no_measurement_in_comments() -> None:
         ("about a tenth of an action's server CPU", True),
         ("2% of an action", True),
         ("ran 6.6x faster", True),
+        ("orjson, four times faster", True),
+        ("CPU work of up to a few hundred ms", True),
         ("LEVEL = 9  # zstd's level: smaller archives than the default", False),
         ("its lifetime in ms", False),
         ("one blocking XREAD (10 s)", False),

@@ -57,7 +57,7 @@ def site_url(host: str, port: int) -> str:
 
 
 def _strong_off_the_loop(gevent: Any, cap_s: float) -> None:
-    """A strong bot's search is CPU work of up to a few hundred ms: under gevent the embedded
+    """A strong bot's search is long CPU work (docs/bots.md#how-strong-works): under gevent the embedded
     worker's thread is a greenlet on the API's event loop, so the search runs in gevent's pool
     of real OS threads (the loop goes on serving while it runs, between GIL switches), capped
     in wall clock as a safety net."""
