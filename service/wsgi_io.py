@@ -1,35 +1,11 @@
-"""Reading requests and writing answers under gevent with less CPU: one system call per write
-where one is enough, and the request's header fields parsed in one pass.
+"""Reading requests and writing answers under gevent with less CPU, and keeping slow or greedy
+clients from holding the server's connections.
 
-gevent's `sendall` asks the kernel for the socket's send buffer size (a `getsockopt`) before
-every write, to cut large payloads in chunks; for the small writes this service makes (an
-answer of a few KiB, an event frame on a stream) that doubles the system calls, and in a
-fan-out to thousands of streams it was a sixth of the worker's CPU (py-spy). `OneSend` tries a
-plain non-blocking `send` first and hands only what did not fit to gevent's `sendall`, which
-waits for the socket and keeps its error handling.
-
-`RequestHeaders` parses the header fields: gevent's default goes through http.client and the
-email package, about a twentieth of an action's server CPU (py-spy), for what is a list of
-name-value pairs. It keeps http.client's limits and refuses what RFC 9112 says a server must
-refuse (whitespace before the colon, a line with no colon); an obsolete folded line is joined
-with one space.
-
-`DATE` makes the `Date` field once a second instead of once an answer.
-
-`Guarded` keeps one address or one slow client from holding the server's connections: a
-connection must send each request's headers within BATAYO_HEADER_TIMEOUT_S (counted from when
-the server starts waiting for it, so an idle keep-alive connection is bounded too: neither
-gevent's server nor gunicorn's gevent worker bounds it), and one direct peer address may hold
-BATAYO_CONNECTIONS_PER_ADDRESS connections. Once the headers are in the clock stops: a body
-being read, an event stream or an upgraded connection never times out here.
-
-`Guarded` also lets the app take a connection over (a WebSocket, service/api/websocket.py): the
-environ's `batayo.takeover` is the connection's socket and buffered reader; once the app has
-answered 101, the connection is the app's and ends with it (never read for another request).
-
-`Worker` is gunicorn's gevent worker running gevent's own WSGI server (headers and body in one
-write) with this handler: `worker_class` in gunicorn.conf.py. `batayo serve` uses the same
-server and handler (service/cli/serving.py).
+`OneSend` writes with one plain `send` where one is enough, `RequestHeaders` parses the header
+fields in one pass, `DATE` makes the `Date` field once a second, `Guarded` bounds the wait for
+headers and the connections per address and lets the app take a connection over (a WebSocket),
+and `Worker` is gunicorn's gevent worker with this handler. Why: docs/architecture.md, its
+sections "Serving: gevent, no thread per stream" and "Measured shortcuts".
 """
 
 from __future__ import annotations
@@ -110,7 +86,7 @@ class RequestHeaders:
 
 
 # the `Date` field (RFC 9110 5.6.7), made once a second: gevent formats the clock for every
-# answer, 2% of an action's server CPU (py-spy)
+# answer, a measurable share of an action's CPU (docs/performance.md#shortcuts-seen-in-profiles)
 DATE = EverySecond(pywsgi.format_date_time)
 
 

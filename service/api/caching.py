@@ -1,16 +1,9 @@
-"""HTTP validators and caching for the game's reads and writes (docs/api.md#conventions, caching).
+"""HTTP validators and caching for the game's reads and writes (docs/api.md#conventions).
 
-The ETag of a game's read is its version, a strong tag (`"12"`): the answer for one URL and one
-caller changes only when the game moves on. The same URL answers a seat and a spectator
-differently, so every such answer says `Vary: Authorization`.
-
-- `If-None-Match` (a list, or `*`; weak comparison, RFC 9110 13.1.2): 304 when it names the
-  current tag.
-- `If-Match` on an action (strong comparison, RFC 9110 13.1.1): a weak tag never matches; a
-  list matches when one of its strong tags is the current version; `*` matches any game.
-- `Cache-Control`: what can no longer change (a `?at=N` view, a finished game's reads) may be
-  kept for good, `public` for a spectator and `private` with a seat token; anything else must
-  be revalidated (`no-cache`), `private` with a token.
+A game's read is tagged with its version (a strong ETag) and says `Vary: Authorization`;
+`If-None-Match` (weak comparison, RFC 9110 13.1.2) answers 304 on the current tag, `If-Match`
+on an action compares strongly (RFC 9110 13.1.1), and what can no longer change may be kept
+for good (`public` for a spectator, `private` with a token); anything else is `no-cache`.
 """
 
 from __future__ import annotations

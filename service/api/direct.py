@@ -1,19 +1,9 @@
 """The hottest route, `POST /v1/games/{id}/actions`, answered as plain WSGI in front of Flask.
 
-Flask's request and response objects, context and hooks cost about as much CPU as the action
-itself (docs/architecture.md#measured-shortcuts). This path answers an action with the route's own code (`acted`, the
-same checks, rate limits, compression and metrics) and gives the same answer; the tests run the
-whole suite through it and compare it with Flask's answers. Flask still answers:
-
-- whatever this path does not take: another route, a body without a declared length or not
-  `application/json`, a request with an `Origin` when CORS is on;
-- a refusal (a bad header, token or body, or the engine refusing the action), which changed
-  nothing: Flask answers the request again from the start, the body as it came and the request
-  counted once by the rate limits;
-- the store not answering, or a bug, once the engine was called: Flask's error handlers answer
-  with the exception (never a second try, which could apply the action twice);
-- a body that ended before its `Content-Length` (the client went away, or the server's input
-  failed): a 400 through Flask's handlers, with nothing applied and no body to read again.
+It answers with the route's own code (`acted`: the same checks, rate limits, compression and
+metrics) and gives Flask's answer byte for byte. What it does not take, every refusal, and a
+failure once the engine was called go to Flask, and an action is never tried twice:
+docs/architecture.md#the-path-of-an-action.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The JSON of every answer: orjson, compact UTF-8, several times faster than `json.dumps`.
+"""The JSON of every answer: orjson, compact UTF-8, faster than `json.dumps`.
 Keys that are not strings (a marshmallow error on a list's item is keyed by its index) are
 written as strings, as `json.dumps` does."""
 

@@ -1,22 +1,10 @@
 """Rate limits: requests per minute per client (remote address) and per seat token.
 
-A fixed-window counter in Redis, so every API process behind one Redis shares the same counts:
-one key per client (or token) and window, `INCR`ed by a small script that also sets its expiry.
-Over the limit the answer is a 429 problem (`rate_limited`) with `Retry-After` (seconds to the
-next window). Every limited answer says the limits and what is left of the closest one, in the
-IETF draft's headers (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
-"client";q=600;w=60, "token";q=300;w=60` and `RateLimit: "token";r=12;t=41`. Tokens are counted under their SHA-256, never their text. Health checks, the
-metrics endpoint and the browser pages are not limited; only the `/v1` API is.
-
-The limits (`BATAYO_RATE_LIMIT`, `BATAYO_RATE_LIMIT_TOKEN`, `BATAYO_RATE_WINDOW_S`: see
-service/settings.py) are kept in `app.config` (`RATE_LIMIT`, `RATE_LIMIT_TOKEN`,
-`RATE_WINDOW_S`), where tests may change them. Behind a reverse proxy the client address is the
-one the trusted proxies name (service/api/proxies.py).
-
-Each counter is one key, its script touches that key only, so the limiter counts correctly on a
-Redis Cluster too. If it cannot count (the store does not answer, or a node of the cluster is
-away) the request is refused with a 503 `unavailable` problem and `Retry-After`: it fails
-closed, never silently open, and the answer is the one the store's own outage would give.
+A fixed-window counter in Redis shared by every API process, one key per client (or token,
+under its SHA-256) and window; over the limit a 429 `rate_limited` with `Retry-After`, and the
+IETF draft's `RateLimit-Policy` and `RateLimit` headers on every limited answer. Only `/v1` is
+limited. A store that cannot count refuses with 503 `unavailable` (fails closed). Settings:
+`BATAYO_RATE_LIMIT*` (service/settings.py), kept in `app.config` for tests.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Prometheus metrics, by Prometheus' conventions: counters count what this process did and only
-grow, so summing the processes gives the service; figures of the whole service are read once.
+"""Prometheus metrics: `GET /metrics`, what this process (or, under gunicorn, this container's
+workers) did, counters that only grow; `GET /metrics/service`, the service's figures (games by
+status, jobs by state, the totals in Redis), the same from every process.
 
-- `GET /metrics`: what this process did (requests, their durations, events appended, actions,
-  bot moves, clocks fired, games created). Under gunicorn the worker processes share their
-  values through prometheus_client's multiprocess mode, so any worker answers for the whole
-  container. Scrape each container directly, never through the load balancer.
-- `GET /metrics/service`: the service's figures, the same from every process: games by status
-  and RQ jobs by state (gauges), and the totals every process has added to Redis. Scrape it
-  once (through the balancer is fine).
+How to scrape each: docs/operations.md#metrics.
 """
 
 from __future__ import annotations

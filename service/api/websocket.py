@@ -1,29 +1,10 @@
 """`GET /v1/games/{id}/socket`: one WebSocket (RFC 6455) per player, a seat's actions in and
-everything it may see out, on wsproto (docs/architecture.md, The game's WebSocket).
+everything it may see out, on wsproto.
 
-The route makes the same checks as the stream (the game, the token, `after`/`view`, the caps:
-a socket is a stream of the process's `live.Hub`, with frames in `wsframes` instead of SSE),
-plus the upgrade's own (RFC 6455 4.2.1) and the page's `Origin`; then answers 101 and the
-connection is this module's: gevent's handler (service/wsgi_io.py) hands its socket and reader
-over in the environ and closes the connection when the session ends. The session runs in the
-connection's own greenlet, once the 101 is written (the answer's `close`):
-
-- the reader is a callback of gevent's loop on the socket (no greenlet waits on the client:
-  a waiting greenlet keeps its stack): it feeds wsproto what arrives and hands what needs an
-  answer to a handler greenlet, made when there is one (a seat's stays for its next `act`):
-  whole messages, however fragmented, up to 64 KiB (over it: close 1009); pings answered,
-  pongs noted, a close answered; an `act` frame goes through `play.applied`, what
-  `POST …/actions` and its direct path do, after the same rate limits, and is answered
-  `acted` (once its events are out) or `refused`;
-- the writer (the connection's greenlet) sends the subscription's frames: each batch's bytes
-  built once per audience for every socket of the game, keep-alive pings when idle (two pings
-  with nothing from the client in between close 4002), and the close its end calls for: 1000
-  after a finished game's last event, 1001 when the server stops, 4000 at the lifetime, 4001
-  for a reader that fell behind the ring, 1013 when the store does not answer.
-
-A slow reader costs a bounded buffer: the socket's kernel send buffer is fixed (`SEND_BUFFER`),
-the writer waits on it while the ring moves on, then closes 4001 (a reader that takes nothing
-for `send_deadline_s` is cut). A client gone without a close frame ends the session quietly.
+The route makes the stream's checks plus the upgrade's own and the page's `Origin`, answers
+101 and runs the session in the connection's greenlet: a reader called by gevent's loop, a
+writer of the subscription's shared frames, and the close each end calls for
+(docs/architecture.md#the-games-websocket, docs/api.md#play-over-a-websocket).
 """
 
 from __future__ import annotations
@@ -245,7 +226,7 @@ class Session:
     def run(self) -> None:
         """The connection's greenlet writes the batches; what the client sends is read by a
         callback of the loop when it arrives (no greenlet waits on it: a waiting greenlet keeps
-        its stack, about half of an idle spectator's memory), and answered by a greenlet made
+        its stack, a large part of an idle spectator's memory), and answered by a greenlet made
         only while something needs an answer (an `act`, a ping, the close)."""
         self.greenlet = gevent.getcurrent()
         try:

@@ -1,14 +1,9 @@
-"""`batayo serve`: the API on gevent's WSGI server, and its clean stop.
+"""`batayo serve`: the API on gevent's WSGI server (service.wsgi_io's server and handler, as
+in production), and its clean stop.
 
-gevent (with the standard library patched first, so redis-py's sockets cooperate) runs each
-connection in a greenlet: an open event stream costs a few kilobytes and no thread, and
-thousands can be open while requests are served. The server and handler are service.wsgi_io's,
-as in the production server: a header-read timeout and a cap of connections per address.
-
-SIGTERM or Ctrl-C: stop accepting, end every event stream cleanly (clients resume with
-Last-Event-ID), close idle keep-alive connections, let requests under way finish within the
-grace, let the in-process worker finish its job, save the embedded store, exit 0. A second
-Ctrl-C (or SIGTERM) stops the embedded store at once (it still saves) and exits 130.
+SIGTERM or Ctrl-C: stop accepting, end the streams cleanly, let requests under way and the
+in-process worker finish within the grace, save the embedded store, exit 0. A second signal
+stops the embedded store at once (it still saves) and exits 130.
 """
 
 from __future__ import annotations
@@ -62,7 +57,7 @@ def site_url(host: str, port: int) -> str:
 
 
 def _strong_off_the_loop(gevent: Any, cap_s: float) -> None:
-    """A strong bot's search is CPU work of up to a few hundred ms: under gevent the embedded
+    """A strong bot's search is long CPU work (docs/bots.md#how-strong-works): under gevent the embedded
     worker's thread is a greenlet on the API's event loop, so the search runs in gevent's pool
     of real OS threads (the loop goes on serving while it runs, between GIL switches), capped
     in wall clock as a safety net."""

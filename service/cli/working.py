@@ -1,12 +1,9 @@
 """`batayo worker`'s RQ worker: a bound on how long a stop may take, and a loop that outlives
 the job queue going away.
 
-RQ's own loop retries a queue away only while it waits for a job; anywhere else (a heartbeat,
-a job's end, its start) a lost connection ends it and the worker exits. Here the loop starts
-again once the queue answers (asked every RECONNECT_S), in the same process: no supervisor is
-needed. A job the loop had taken from the queue but not finished is given back (into the
-store's outbox, which the pump hands to the queue again): RQ keeps no trace of a job popped
-from one of several queues whose start failed, so without this it would wait for the sweep.
+RQ's loop survives a lost queue only while it waits for a job; this one starts again once the
+queue answers (asked every RECONNECT_S) and gives a job it had taken but not finished back to
+the store's outbox, since RQ keeps no trace of it.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ def canonical(obj: Any) -> bytes:
     """Canonical JSON: keys sorted, separators `,` and `:`, UTF-8, no ASCII escaping.
 
     orjson writes these very bytes for what events hold (str keys, integers of 64 bits, strings,
-    booleans, null; tests/test_chain_canonical.py), four times faster; what it refuses (a key
-    that is not a string, a larger integer) goes to `json.dumps`, the reference."""
+    booleans, null; tests/test_chain_canonical.py), faster (docs/architecture.md#measured-shortcuts);
+    what it refuses (a key that is not a string, a larger integer) goes to `json.dumps`, the
+    reference."""
     try:
         return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
     except TypeError:

@@ -1,14 +1,10 @@
 """What a game declares, and the small pieces the rules share.
 
-A game is one module (or package) under `service/games/` that declares one `Game`, naming each
-of its parts (a misspelled or unknown part is an error at import): a header of data (name, options, seats, action shapes, event types with what they hide from whom) and
-a few functions (the deal, the decisions, the reducer, whose move it is, the legal actions,
-the table as a seat sees it, bots, the tie audit). The framework does everything else: the
-game's status, checking action bodies against the shapes, sealing hidden values, seeding the
-bots, clocks, the API and its contract, the viewer's generic table.
-
-Rules code does no I/O and draws no randomness of its own: chance comes from `cmd.rng`, the
-fair stream of the event being built (docs/fairness.md), and ends up in that event's ledger.
+A game is one module (or package) under `service/games/` declaring one `Game`: a header of
+data (name, options, seats, action shapes, event types and what they hide from whom) and a few
+functions (deal, decisions, reducer, whose move, legal actions, table, bots, tie audit); the
+framework does the rest. Rules code does no I/O and draws its chance only from `cmd.rng`, the
+event's fair stream (docs/fairness.md).
 """
 
 from __future__ import annotations

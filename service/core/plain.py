@@ -1,17 +1,10 @@
 """Text a person types that others see: seat names and client seeds, with their limits.
 
-The API refuses in them (a 400 naming the field), and `batayo replay` strips from anything it
-prints (names from logs written before the API refused them):
-
-- the C0 and C1 controls and DEL (Unicode category Cc): a terminal takes ESC and the rest as
-  commands; and a newline in a client seed would let two different sets of seeds give one salt
-  (docs/fairness.md: the salt hashes the seeds joined by newlines);
-- the line and paragraph separators (Zl and Zp: U+2028, U+2029);
-- the bidirectional controls (of category Cf: U+061C, U+200E, U+200F, U+202A to U+202E,
-  U+2066 to U+2069), which reorder how the text around them shows.
-
-The other format characters (Cf) stay: the zero-width joiner of emoji sequences and of many
-scripts, the zero-width non-joiner, the soft hyphen, the tag characters of subdivision flags.
+The API refuses in them, and `batayo replay` strips from what it prints: the controls (Cc: a
+terminal obeys them; a newline in a seed would let two sets of seeds give one salt,
+docs/fairness.md), the line and paragraph separators (Zl, Zp) and the bidirectional controls
+(of Cf), which reorder the text around them. The other format characters stay (the joiners of
+emoji and many scripts, the soft hyphen, the tags of subdivision flags).
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Verification with the rules (docs/fairness.md#what-a-verifier-checks): the log is refolded
-from its first event, and every batch of events (the events one request or job wrote, the
-first carrying its `cause`) must be exactly what the rules write from the state before it, that
-cause and the random stream: compared on type, actor, data and sealed.
+from its first event, and every batch of events must be exactly what the rules write from the
+state before it, its cause and the random stream (type, actor, data and sealed).
 
-So an illegal move, a changed result, a deal other than the shuffle of the game's own deck, or
-any event the rules would not write fails at its version. `at` is taken as written, checked
-only never to decrease, never to fire a clock before it was due and never to abandon a game
-before it was idle for its `abandon_after_s`; a test game's fixed deal
-is accepted as written; which legal action a bot chose is not checked.
+So an illegal move, a changed result or a foreign deal fails at its version. `at` is only
+checked never to go back, never to fire a clock early or abandon a game before
+`abandon_after_s`; a test game's fixed deal and a bot's choice among legal actions are taken.
 """
 
 from __future__ import annotations

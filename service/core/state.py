@@ -63,8 +63,7 @@ def initial() -> GameState:
 
 
 # immutable leaves a copy may share: strings are most of a state's objects, and a copy that
-# shares them costs half the CPU of a marshal round trip in a busy API worker (35 against 70 µs
-# a Bataille state, measured in place under the bench's load)
+# shares them is cheaper than a marshal round trip (docs/performance.md#shortcuts-seen-in-profiles)
 _SHARED = frozenset({str, int, float, bool, type(None)})
 
 

@@ -1,15 +1,10 @@
 """Turn kinds: which seats the rules await, and when a step of simultaneous moves is complete.
 
-A game declares one (`Game.turns`) and its rules use it; the framework reads `to_move` for
-the awaited seats (the view's `to_move`, clocks, bots):
-
-- `Sequential`: one seat at a time (Batak's auction, trump and tricks);
-- `Simultaneous`: a step in which several seats each owe one move, made in any order; the
-  rules resolve the step once it is complete (Bataille's flips);
-- `CommitReveal`: a simultaneous step whose moves are committed sealed (an event field
-  `Hidden(until="reveal")`) and turned face up together by one reveal event (`reveals=True`)
-  once the step is complete (BATAYO's cards, Bataille ouverte); seats that move in the open
-  between the commits and the reveal come `then` (Roylet's King).
+A game declares one (`Game.turns`); the framework reads its `to_move` (the view, clocks, bots).
+`Sequential`: one seat at a time (Batak). `Simultaneous`: several seats each owe one move, in
+any order (Bataille's flips). `CommitReveal`: moves committed sealed and turned up together by
+one reveal event (BATAYO, Bataille ouverte), with seats that move in the open between the
+commits and the reveal as `then` (Roylet's King).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The audits of a game's log, `/ties` and `/verify`, without re-reading a long log each call.
 
-A finished game never changes, and every caller sees all of it: its audits are made once per
-version and kept with the game (its `audits` hash, same hash tag), in the archive once it is
-archived, and in this process. A game in play is audited from the log this process already
-read (the stored log only grows: only the new events are read); what a seat is shown of it
-depends on the state only through its status and its last reveal, so the shown events are
-kept per seat and reused while those stay the same.
-
-A finished game's export (every event as anyone is shown it once the game is over, and the
-seed) is made once per game and version too, and the last ones made are kept in this process,
-up to `KEPT_EXPORT_EVENTS` events over all of them.
+A finished game's audits and export are made once per version and kept (with the game, in the
+archive and, up to `KEPT_EXPORT_EVENTS`, in this process). A game in play is audited from the
+log this process already read, and what a seat is shown of it is kept while the game's status
+and last reveal stay the same (docs/architecture.md#measured-shortcuts).
 """
 
 from __future__ import annotations

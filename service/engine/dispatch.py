@@ -1,12 +1,9 @@
 """How the engine tells the workers what became due: a bot move, a clock, a sweep, an audit.
 
-`OutboxDispatcher` (a service on Redis) writes each job into the store's outbox, by its due
-time; a pump in every `batayo worker` moves the due ones into the RQ queues (`RQDispatcher`):
-clocks into their own queue, which the workers listen to first, the rest into `batayo`. So an
-action whose append landed is answered while the job queue is away, and a clock is never behind
-bot moves. `InlineDispatcher` runs the same job functions on a thread of this process (the
-embedded service), due clocks first too; `QueueDispatcher` only collects them, for tests and
-the simulator to run when they choose.
+`OutboxDispatcher` writes each job into the store's outbox by its due time, and a worker's pump
+moves the due ones into the RQ queues (`RQDispatcher`), clocks first
+(docs/architecture.md#the-path-of-an-action). `InlineDispatcher` runs the same jobs on a thread
+of this process (the embedded service); `QueueDispatcher` only collects them (tests, simulator).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Loading games, and what the engine keeps of them in memory.
 
-The latest state of each recent game is kept (shared, never changed: commands copy before they
-decide), so loading an unchanged game costs one round trip that returns nothing new (the store
-checks the kept version's hash is still in the stream, so a Redis that lost writes makes this
-process start again from the log, never build on what it lost); seeds and
-token digests never change once set, so they are kept too, bounded like the states.
-
-A past version's state (`?at=N`) never changes either: the last `PAST_STATES` asked for are
-kept (least recently used first out), and a version not kept is folded from the nearest kept
-state at or before it, so walking a game version by version folds one event a step. What a
-caller is shown of a state is made from it for each request (`game_view`), never kept here, so
-no caller's cards can reach another. If the store is found to have lost writes, a game's past
-states go with its latest.
+The latest state of each recent game (shared, never changed), its seed and token digests, and
+the last `PAST_STATES` past versions asked for (`?at=N`) are kept; a load checks the kept
+version's hash against the stream, so a Redis that lost writes sends this process back to the
+log. What a caller is shown is made per request, never kept, so no caller's cards reach
+another.
 """
 
 from __future__ import annotations

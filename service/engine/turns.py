@@ -13,7 +13,9 @@ from __future__ import annotations
 import threading
 
 WAIT_S = 2.0
-SPARE = 64  # turns kept for reuse: a lock made per action was a fiftieth of its CPU (py-spy)
+# turns kept for reuse: a lock made per action was a measurable share of its CPU
+# (docs/performance.md#shortcuts-seen-in-profiles)
+SPARE = 64
 
 
 class Turn:

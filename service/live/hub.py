@@ -1,28 +1,11 @@
 """Live streams in one process: one follower per live game, fanning its events out to every
 stream of that game in the process.
 
-A follower (a thread; a greenlet once gevent has patched the process) waits on the game's Redis
-stream with one blocking read on a connection of its own, and publishes what arrives as a
-*batch*: the new events and the game's state at the batch's last version. Batches are kept in a
-short ring per game (`LiveSettings.backlog`). Every stream of the game reads the ring: a batch
-is encoded once per audience (a seat, or the spectators), by the first stream of that audience
-that reads it (two that ask at the very same moment may both build it), and the others send
-the same bytes. A stream that falls more than the ring
-behind is closed cleanly, so a slow reader costs a bounded amount of memory; its client resumes
-with Last-Event-ID from the stored log.
-
-A batch wakes a game's streams a group of `GROUP` at a time (`Wakeup`): under gevent, waking
-thousands at once would write to all of them in one go while requests wait, so between two
-groups the follower lets the server serve its other sockets.
-
-Streams wait without a timeout of their own: a gevent timeout per wait (a timer started and
-stopped for every delivery) was about a quarter of the fan-out's CPU. A batch wakes a game's
-streams, and one ticker per process (`Hub._tick`) wakes the streams of a game that had no batch
-for about a keep-alive period: each then sends its keep-alive, or ends if its lifetime passed.
-
-A new stream first catches up from the stored log up to the follower's position at the moment
-it joined, then reads the ring from there: no event is lost or sent twice. A stream ends
-cleanly after the game's final event, when its lifetime passes, or when the process stops.
+A follower waits on the game's Redis stream and publishes each *batch* (the new events and the
+state at its last version) into a short ring; streams read the ring, each batch encoded once
+per audience, woken `GROUP` at a time (`Wakeup`) and kept alive by one ticker per process
+(`Hub._tick`). How a stream catches up, falls behind and ends:
+docs/architecture.md#the-path-of-a-live-event.
 """
 
 from __future__ import annotations
@@ -97,7 +80,7 @@ class Batch:
     def encoded(self, seat: int | None, view: bool, hub: Hub, codec: ModuleType = sse) -> bytes:
         """The bytes of this batch for `seat` (and its view, if asked) in `codec` (`sse`, or
         `wsframes` for a socket): built by the first stream that asks. No lock (one a batch was
-        a hundredth of the live path's CPU): two streams that ask at once (threads, or a
+        a measurable cost on the live path): two streams that ask at once (threads, or a
         greenlet that waits for the game's seed) build the same bytes, and either one's are
         kept."""
         key = (seat, view, codec)

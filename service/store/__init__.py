@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 # Lua helpers every game script shares. A stream entry holds the event's JSON (`e`, first)
 # and, on a batch's first event, the id of the command that appended it (`c`). The chain hash
-# is read from the JSON (a field of its own would cost 14% more memory per event): an event
+# is read from the JSON (a field of its own would cost memory on every event): an event
 # is sealed with its hash last, so its compact JSON ends `"hash":"<64 hex>"}` (entries written
 # before orjson wrote them: `"hash": "<64 hex>"}`) and the hash is sliced off the end; any
 # other JSON is decoded.

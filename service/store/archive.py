@@ -1,12 +1,9 @@
 """The archive: finished games, compressed, out of Redis (a folder or any fsspec URL).
 
-One object per game, `<root>/<id[:2]>/<id>.json.zst`: zstd (level `LEVEL`, see bench/archive.py)
-of a JSON document holding the game's meta (seed, token digests), its final state, the audits
-of the finished game and its events without what the log itself recomputes: the version (the
-position), `prev` (the hash before), the digests (the seed's nonce and the sealed value) and
-`hash` (the chain). Those are recomputed on read exactly as the command wrote them; an event
-that does not rebuild to the same bytes at archive time (a log older than the rules for its
-fields) is kept whole, so what the routes serve from an archived game is byte-identical.
+One object per game, `<root>/<id[:2]>/<id>.json.zst`: zstd (`LEVEL`) of the game's meta, final
+state, audits and events without what the log recomputes (version, `prev`, digests, `hash`),
+rebuilt on read exactly as written; an event that would not rebuild to the same bytes is kept
+whole, so an archived game is served byte for byte as before.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ from ..core.sealing import chain_hash, get, sealed_form
 from ..core.state import apply, clone, fold
 
 FORMAT = "batayo-archive/1"
-LEVEL = 9  # bench/archive.py: ~15% smaller than the default 3, still a few ms a game
+LEVEL = 9  # zstd's level: smaller than the default 3 for little more time (bench/archive.py)
 RECOMPUTED = ("version", "prev", "digests", "hash")
 SNAPSHOT_EVERY = 256  # states kept while an archived game is replayed at `?at=N`
 CACHED_EVENTS = 100_000  # decoded events kept in memory, over every archived game

@@ -1,15 +1,10 @@
-"""What the service counts (events appended, actions, bot moves, clocks fired, games created),
-twice: what this process did (Prometheus counters, `/metrics`), and the service's totals kept in
-Redis (`/metrics/service`), sharded so no one key takes every append.
+"""What the service counts (events appended, actions, bot moves, clocks fired, games created):
+this process's Prometheus counters (`/metrics`) and the service's totals in Redis
+(`/metrics/service`).
 
-A process adds its counts in memory and writes them in one round trip within a second (and
-before every read of the totals, and at exit): an append pays no round trip for its counters.
-A process that dies loses at most its last second's counts (the moves are in the log).
-
-Each append adds to the shard of its game (`metrics:{N}`, N from the game id), so on a Redis
-Cluster the counters' writes spread over the nodes like the games do; a read sums the SHARDS
-hashes (a fixed number of keys: the cost does not grow with the games stored). The unsharded
-`metrics` hash of older versions is summed in too, so no count is lost on an upgrade.
+Counts are added up in memory and written in one round trip within a second (and before a read
+of the totals, and at exit), into the shard of each game (`metrics:{N}`) so a cluster spreads
+them; a read sums the SHARDS hashes and the older unsharded `metrics` hash.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
-"""The listing index: every game by creation time, by kind, by status and by both, and the
-count of games in each status, kept as the games are created and change status.
+"""The listing index: every game by creation time, kind and status, and the count of games in
+each status, kept as games are created and change status.
 
-All of it shares the hash tag `{games}` (one Redis Cluster slot), so each change is one Lua
-script, atomic and idempotent: a status change seen twice counts once. It is written when a
-game is created and when its status changes, never on an ordinary append, so on a cluster its
-node is not on every move's path. Listing reads one page of one sorted set, the counts are one
-hash, and the sweep walks only the games in play: none of it grows with the games stored.
-
-The games in play are kept by when they are abandoned if nothing happens (`IDLE`,
-docs/rules/common.md#abandoned-games: no new event for `abandon_after_s`). Its score is written as a
-game starts and then only by the sweep, never by a move: a game's real deadline only moves later as
-events come, so a score is a bound from below, and the sweep that finds it passed looks at the game
-and either abandons it or writes its real deadline (`Scheduler.abandon_idle`).
+All under the hash tag `{games}`, so each change is one atomic, idempotent Lua script, written
+on creation and status changes only, never on an ordinary append. The games in play are also
+kept by when they are abandoned at the earliest (`IDLE`, docs/rules/common.md#abandoned-games),
+a bound from below that only the sweep corrects (`Scheduler.abandon_idle`).
 """
 
 from __future__ import annotations

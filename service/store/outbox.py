@@ -1,16 +1,10 @@
 """The outbox: the jobs the engine made due, kept in the store until a worker's pump moves them
 into the job queue (a Redis of its own that may be away while the store is fine).
 
-Two sorted sets by due time in milliseconds (clocks, and everything else: bot moves, sweeps,
-audits) and a hash of the jobs' bodies, all under the hash tag `{outbox}` so that one script
-touches them on a Redis Cluster too. A job with the id of one already waiting replaces it.
-
-A pump claims the due entries with one script: each claimed entry's due time moves `lease_ms`
-on, so another pump never takes it meanwhile, and a pump that died before it handed the job
-over leaves it to be claimed again once the lease ends. `done` removes what was handed over.
-Jobs act at the version they were scheduled for, so one handed over twice changes nothing.
-
-The workers' heartbeats live here too (`Beats`): the store answers while the queue is away.
+Two sorted sets by due time (clocks, everything else) and a hash of bodies under `{outbox}`;
+a job with a waiting job's id replaces it. A pump claims due entries under a lease
+(`lease_ms`), so a dead pump's jobs are claimed again, and jobs act at their scheduled version,
+so one handed over twice changes nothing. The workers' heartbeats live here too (`Beats`).
 """
 
 from __future__ import annotations

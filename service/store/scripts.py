@@ -1,26 +1,9 @@
 """Lua scripts (and the live followers' reads) sent straight on a pooled connection.
 
-redis-py's path from a registered script to the socket goes through a dozen Python layers
-(the script object, `evalsha`, `execute_command`, observability hooks, the packer's argument
-checks, the response callbacks): about a tenth of an action's server CPU (py-spy), for one
-EVALSHA whose reply is taken as it comes. `Script` sends that EVALSHA with redis-py's own pool,
-connection, retry policy and parser, and nothing else:
-
-- a lost connection or a timeout is retried as redis-py retries it (the connection's `Retry`,
-  the connection dropped before each new try), so a fault costs the same tries as before, and a
-  resent append carries the same command id, so it lands once;
-- a server that lost its scripts (a restart, a failover) gets the script through redis-py's
-  registered script, which loads it again;
-- a cluster client, or any other, keeps redis-py's registered script.
-
-A call that read its whole reply (an error reply too) leaves its connection to the next call
-in the process (`Idle`), without going through the pool: redis-py's pool records observability
-metrics and checks the connection for unread data on every get and release, about a twentieth
-of an action's server CPU (py-spy), for a connection known to be clean. A call cut short in
-any other way drops its connection (its reply may still be under way, too late for the pool's
-check for unread data) and gives it back to the pool.
-
-`command` is that path for any command: the live followers' blocking `XREAD` takes it too.
+`Script` sends one EVALSHA with redis-py's own pool, connection, retry policy and parser, and
+nothing else; `Idle` keeps a connection that read its whole reply for the next call; `command`
+is the same path for any command (the followers' blocking `XREAD`). Faults, lost scripts and
+cluster clients go through redis-py as before: docs/architecture.md#measured-shortcuts.
 """
 
 from __future__ import annotations

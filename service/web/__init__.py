@@ -1,12 +1,8 @@
 """The browser pages: a game list, a new-game form, and a replay viewer where a seat can play.
 
-Plain HTML, CSS and JavaScript in `static/`, no build step. The pages use only the public `/v1`
-API (openapi.yaml) from the browser, so `static/*.js` doubles as the reference client for
-integrators. The routes here serve files and nothing else:
-
-- `/`: the list of games (filters: game, status) and the new-game form;
-- `/games/<game_id>`: one game: table, timeline, live updates, ties, verification, play;
-- `/web/static/<path>`: the scripts, styles and icon of both pages.
+Plain HTML, CSS and JavaScript in `static/`, no build step, using only the public `/v1` API
+(so `static/*.js` doubles as a reference client). The routes serve files only: `/` (the list
+and the form), `/games/<game_id>` (one game) and `/web/static/<path>`.
 """
 
 from __future__ import annotations

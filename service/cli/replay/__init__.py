@@ -1,19 +1,9 @@
 """`batayo replay ID`: draw a game at any version in the terminal, from the public HTTP API.
 
-Its parts, one module each: `style` (cards, suits, values), `frame` (one frame of the replay),
-`client` (the HTTP API and the replay session), `keys` (the `--step` loop); this module is the
-command. In short:
-
-- pure rendering: `render(view, events, ties, ...)` turns the game view of docs/api.md (any game:
-  its `table` is drawn generically), the event log and the tie audit into one rich renderable;
-- a small HTTP client (`Client`) over stdlib urllib, or over any injected `fetch(path, headers)`
-  (the tests pass Flask's test client);
-- the key loop of `--step`: `read_key` reads one key in raw mode, the pure `next_version` maps
-  it to the version to show next.
-
-Everything comes from `GET /v1/games/{id}` (`?at=N`), `/events` and `/ties`. The one thing
-computed here: once a game is over its whole log is public, so the seats' hidden cards at any
-version are rebuilt from that log with the game's own reducers (`seat_tables`).
+This module is the command; `style` (cards, suits, values), `frame` (one frame), `client` (the
+HTTP API and the replay session) and `keys` (the `--step` loop) are its parts. Everything comes
+from `GET /v1/games/{id}` (`?at=N`), `/events` and `/ties`; the one thing computed here is a
+finished game's hidden cards at any version, rebuilt from its public log (`seat_tables`).
 """
 
 from __future__ import annotations

@@ -1,30 +1,9 @@
-"""The tie audit of BATAYO (docs/api.md `GET /v1/games/{id}/ties`): every BATAYO chain and every
-sudden death, built from the events as the caller may see them (`service.views.redact_event`),
-so a card shows exactly where the event that carries it shows it: a hidden card stays None, and
-a hidden ledger entry stays hidden. Never reads state: only the events given.
+"""The tie audit of BATAYO (docs/api.md#ties): every BATAYO chain and every sudden death.
 
-Episode of kind `batayo` (one per trick that had at least one BATAYO):
-
-- `round` and `trick`: the trick number; `players`: the seats of the first BATAYO;
-  `trick_players`: the seats that put a card in the trick's first step;
-- `steps`: step 0 (the trick's own cards) then one per BATAYO, each
-  `{"step", "seats", "versions", "committed": [{"seat", "card", "version"}], "reveal", "tied",
-  "winner"}`, and for a BATAYO step also `"rank"` (the tied rank), `"draws"` (the top-ups:
-  `{"version", "cards"}` per seat), `"takes"` (`{"taker", "from", "card", "ledger",
-  "empty_hand", "version"}`), `"face_down"` (`{"seat", "from", "card"}`: the taken card as soon
-  as the caller may see it, from the take or from the step's reveal); `"out"` lists the
-  eliminations of the step (`{"seat", "reason", "cards", "version"}`); `"time_up"` the version of
-  a clock that ran out during the step;
-- `reveal`: `{"version", "cards", "down", "best", "tied", "winner"}` as revealed;
-- the result: `winner` (None: the cards left play or the chain is under way), `cards` (won or
-  left play, table order), `order` (as put under the pack; hidden with `gather: random`),
-  `left_play`, `batayos` (BATAYO steps), `over` (False while the chain is under way);
-- `versions`: every event involved, sorted.
-
-Episode of kind `sudden_death` (rule 6): `round` None, `players` (the tied seats),
-`card_counts` (the cards each of them held, in seat order), `steps` one per sudden-death round
-`{"round", "seats", "card_counts", "committed", "reveal", "tied", "winner", "versions"}`, then
-`winner`, `draw`, `reason` (the game's end reason), `over`, `versions`.
+Built only from the events as the caller may see them (`service.views.redact_event`), never
+from state, so a card shows exactly where the event carrying it shows it. The episodes' fields
+(`batayo`: one per trick with a BATAYO, its steps, reveal and result; `sudden_death`: one per
+tie for the win) are in docs/api.md#ties.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
-"""The tie audit of BatailleRoylet (docs/api.md `GET /v1/games/{id}/ties`): every void round.
+"""The tie audit of BatailleRoylet (docs/api.md#ties): every void round.
 
-A battle never ties (docs/rules/roylet.md#rule-3), so the game's ties are its void rounds (rule
-8): the Allies captured a forbidden combination without holding more tricks, and the round is
-replayed. Built from the events as the caller may see them (`service.views.redact_event`): a
-face-down card shows in its `played` record only where that event shows it (its owner, or
-everyone once the game is over); the battle's `cards` come from the public `revealed` and
-`trick` events. Never reads state: only the events given.
-
-Episode `{"kind": "void_round", "round", "players": [0, 1, 2], "winner": None, "reason",
-"tricks": {"king", "allies"}, "captured", "kings_taken", "battles_played", "voids" (void rounds
-in a row so far), "penalty" (rule 6: `{"version", "index", "trick"}` or None), "dealt" (the
-version of the round's deal), "replayed_by_round" (the next round, once its deal is in the
-events; None if the game ended instead), "steps", "versions"}`; one step a battle:
-`{"battle", "played": [{"seat", "face", "card", "version"}], "revealed": {"seat", "card",
-"version"}, "cards": {"down": {"seat", "card"}, "up": {"seat", "card"}, "king": {"seat",
-"card"}}, "taker", "captured", "kings_taken", "versions"}`.
+A battle never ties (docs/rules/roylet.md#rule-3), so the game's ties are its void rounds
+(rule 8). Built only from the events as the caller may see them (`service.views.redact_event`),
+never from state. The episode's fields are in docs/api.md#ties.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """BatailleRoylet: the rules (docs/rules/roylet.md, seed 003), command side and reducer.
 
-Seat 0 is the King, seats 1 and 2 the Allies. The table is a `Table` (below).
-
-Decisions where the French text leaves room (here and in docs/rules/roylet.md):
-
-- Either Ally may play first, and picks the face: the first card of a battle takes the face it
-  asks for, the other Ally then has the other face only. The King plays once both Allies' cards
-  are down (after the face-up card, and after the face-down card is committed), before the reveal.
-- After each battle: two kings taken ends the round for the King first (rule 7 makes the
-  remaining battles, royals included, moot); then the royals check of rule 5.
-- Rule 6's trick is the King's most recent trick (the last he took).
-- A void round neither lengthens nor breaks the King's losing streak.
-- The 47 cards that are not royals are gathered in deck order and shuffled each round: the King
-  takes the first 7, Ally 1 the next 10, Ally 2 the next 10, the last 20 are out of play.
+Seat 0 is the King, seats 1 and 2 the Allies; the table is a `Table` (below). Where the French
+text leaves room (who plays first and with which face, the order of rules 7 and 5, rule 6's
+trick, void rounds and the streak, the deal), the reading is docs/rules/roylet.md's.
 """
 
 from __future__ import annotations
