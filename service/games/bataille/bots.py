@@ -45,7 +45,7 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     offered = {a["card"] for a in view["legal_actions"]} | {
         a["down"] for a in view["legal_actions"] if "down" in a
     }
-    my_won = [c for c in offered if c not in mine]
+    my_won = sorted(c for c in offered if c not in mine)
     seen = set(mine) | set(my_won) | set(t["face_up"]) | set(t.get("your_down", ()))
     ups = {p["seat"]: p["up"] for p in players if p["up"] is not None}
     seen |= set(ups.values())
@@ -120,7 +120,7 @@ def _candidates(view: Mapping) -> list[dict]:
     if "down" not in legal[0]:
         by_rank = {value(a["card"]): a for a in legal}
         return [by_rank[v] for v in sorted(by_rank)]
-    cards = sorted({a["card"] for a in legal}, key=value)
+    cards = sorted({a["card"] for a in legal}, key=lambda c: (value(c), c))
     low = cards[0]
     others = {value(c): c for c in reversed(cards[1:])}
     out = [{"type": "play", "card": c, "down": low} for v, c in sorted(others.items())]

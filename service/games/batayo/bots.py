@@ -35,7 +35,10 @@ def greedy(view: dict, rng: BotRng) -> dict:
 
 # -- strong: determinized search over the next tricks ------------------------------------------
 
-HORIZON_TRICKS = 3  # tricks looked ahead past the one under way
+# play-outs go to the end of the game or this many events (some twenty tricks): a horizon of
+# a few tricks cannot see the end, and a strong seat that only keeps its share of cards ahead
+# lets a game against a hoarding greedy player run to the round limit
+HORIZON_EVENTS = 200
 
 
 def _world(view: Mapping, rng: BotRng) -> dict:
@@ -153,7 +156,7 @@ def _as_greedy(t: dict, seat: int, hand: list[str], entry: dict) -> None:
 
 
 def _ahead(state: dict, root: dict) -> bool:
-    return state["table"]["tricks"] > root["table"]["tricks"] + HORIZON_TRICKS
+    return state["version"] - root["version"] > HORIZON_EVENTS
 
 
 def _score(state: dict, root: dict, seat: int) -> float:
@@ -166,12 +169,20 @@ def _score(state: dict, root: dict, seat: int) -> float:
     return counts[seat] / max(1, sum(counts)) if not t["out"][seat] else 0.0
 
 
-SEARCH = search.Search(world=_world, score=_score, horizon=_ahead, policy=search.viewing(greedy))
+SEARCH = search.Search(
+    world=_world,
+    score=_score,
+    horizon=_ahead,
+    policy=search.viewing(greedy),
+    budget=60,
+    min_worlds=6,
+)
 
 
 def strong(view: Mapping, rng: BotRng) -> dict:
-    """PIMC over the next tricks: each rank in the hand tried in sampled deals of the cards
-    the seat cannot see, the others playing greedy; the best mean share of the cards kept."""
+    """PIMC: each rank in the hand tried in sampled deals of the cards the seat cannot place,
+    every seat playing greedy on to the end of the game (or the horizon); the best mean of
+    the result (or the share of the cards kept at the horizon)."""
     return search.choose(view, rng, SEARCH, _distinct(view["legal_actions"]))
 
 
