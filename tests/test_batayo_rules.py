@@ -123,6 +123,7 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
     sees another's committed card until every required player has committed; then all are revealed
     in one event"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
+    known = {v: [p.pop("known") for p in t.view(v)["table"]["players"]] for v in (0, 1, None)}
     first = play(t, (2, "QC"))  # seat 2 first: no commit waits for another seat
     assert [e["type"] for e in first] == ["committed"]
     assert t.view(2)["table"]["your_card"] == "QC"
@@ -131,7 +132,10 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
         assert seen["committed"] and seen["table"] == [
             {"card": None, "how": "played", "step": 0, "face": "down"}
         ]
-        assert "QC" not in str(t.view(viewer))
+        view = t.view(viewer)
+        # which cards seat 2 was dealt is public (its `known` cards); a commit changes none of it
+        assert [p.pop("known") for p in view["table"]["players"]] == known[viewer]
+        assert "QC" not in str(view)
         shown = t.shown(first[0], viewer)
         assert is_sealed(shown["data"]["card"])
         assert is_sealed(shown["data"]["cause"]["action"]["body"]["card"])  # the body too

@@ -90,6 +90,15 @@ def _world(view: Mapping, rng: BotRng) -> dict:
         for entry in hidden[s]:
             entry["card"] = rest.pop() if rest else None
         hands.append(list(t["hand"]) if s == me else rest[: p["hand"]])
+    placed = {c for pile in hands + packs for c in pile} | {e["card"] for p in put for e in p}
+    # the face-down cards of a seat gone out: any of the cards that left play unseen
+    left = [c for c in deck(view["options"]) if c not in placed and c not in t["aside"]]
+    rng.shuffle(left)
+    for pile in hidden:
+        for entry in pile:
+            if entry["card"] is None and left:
+                entry["card"] = left.pop()
+                placed.add(entry["card"])
     committed: list[str | None] = [None] * n
     for s, p in enumerate(players):
         if p["committed"]:
@@ -97,7 +106,6 @@ def _world(view: Mapping, rng: BotRng) -> dict:
             if mine and s != me:
                 _as_greedy(t, s, hands[s], mine[-1])
             committed[s] = mine[-1]["card"] if mine else None
-    placed = {c for pile in hands + packs for c in pile} | {e["card"] for p in put for e in p}
     table = {
         "packs": packs,
         "hands": hands,

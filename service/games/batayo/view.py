@@ -29,6 +29,8 @@ def _known(t: dict, s: int, ordered: bool) -> dict:
     top of its pack. So `blind` (the cards of its deal nobody has seen yet: in its hand, face
     down on the table, or among the `fresh` cards still on top of its pack) and `seen` (its
     other cards) are public, and with ordered gathering so is the pack under the fresh cards."""
+    if t["out"][s]:  # its cards left play unseen: where its face-down ones came from is moot
+        return {"fresh": 0, "blind": [], "seen": [], "under": [] if ordered else None}
     blind = t["blind"][s]
     down = [
         e["card"]
