@@ -55,11 +55,11 @@ def _seats(count: int, strong: list[int], shift: int) -> tuple[list[dict], set[i
 
 
 def _one(args: tuple) -> dict:
-    name, game, options, count, strong, index = args
+    name, game, options, count, strong, index, base = args
     rotations = 1 if ROTATE.get(name) is False else (2 if len(strong) > 1 else count)
     shift = index % rotations
     seats, mine = _seats(count, strong, shift)
-    seed = hashlib.sha256(SEED + name.encode()).digest()
+    seed = hashlib.sha256(base + name.encode()).digest()
     started = time.perf_counter()
     final = play(game, options, seats, seed, index // rotations, "2026-12-02T00:00:00.000000Z")
     result = final["result"]
@@ -72,9 +72,9 @@ def _one(args: tuple) -> dict:
     }
 
 
-def measure(target: tuple, games: int, jobs: int) -> dict:
+def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
     name, game, options, count, strong, goal, _ = target
-    work = [(name, game, options, count, strong, i) for i in range(games)]
+    work = [(name, game, options, count, strong, i, base) for i in range(games)]
     started = time.perf_counter()
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
@@ -125,12 +125,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--only", help="comma-separated target names")
     parser.add_argument("--out", help="where to write the JSON (default bench/results/...)")
+    parser.add_argument(
+        "--tune", help="a tuning seed instead of the ladder's own (keeps it unseen)"
+    )
     args = parser.parse_args()
+    base = args.tune.encode() if args.tune else SEED
     chosen = [t for t in TARGETS if not args.only or t[0] in args.only.split(",")]
     report = {
         "commit": _commit(),
         "date": datetime.date.today().isoformat(),
-        "seed": SEED.decode(),
+        "seed": base.decode(),
         "quick": args.quick,
         "targets": [],
     }
@@ -142,7 +146,7 @@ def main() -> None:
     path = Path(args.out) if args.out else default
     for target in chosen:
         games = args.games or (24 if args.quick else target[6])
-        row = measure(target, games, args.jobs)
+        row = measure(target, games, args.jobs, base)
         report["targets"].append(row)
         lo, hi = row["interval95"]
         print(

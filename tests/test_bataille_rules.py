@@ -280,3 +280,28 @@ def test_rule_8_the_kept_positions_find_a_repeat_as_the_plain_list_does():
             probes.append(text[8:24])  # the tail of one key and the head of the next
         for key in probes:
             assert round_seen(text, key) == round_seen_plain(keys, key), (keys, key)
+
+
+def test_the_view_shows_the_cards_each_seat_won_face_up_and_kept():
+    """Rules 3 and 5: the single highest card takes the table into its owner's won pile, which
+    becomes its pack when the pack is empty; rule 4: a bataille's face-down card is seen by
+    nobody else. So every seat knows the face-up cards another won; once that seat puts a card
+    face down the view forgets them all (never more than the log tells, sometimes less)."""
+    t = table(
+        "bataille",
+        {"variant": "ouverte"},
+        packs=[["9S", "QS", "2S", "AS"], ["4H", "QH", "3H", "KH"]],
+    )
+    t.act(0, {"type": "play", "card": "9S"})
+    t.act(1, {"type": "play", "card": "4H"})
+    for viewer in (0, 1, None):
+        me = t.view(viewer)["table"]["players"][0]
+        assert (me["known_pack"], me["known_won"]) == ([], ["4H", "9S"])
+    t.act(0, {"type": "play", "card": "QS"})
+    assert t.view(1)["table"]["players"][0]["known_won"] == ["4H", "9S"]  # not yet revealed
+    t.act(1, {"type": "play", "card": "QH"})  # a bataille: each puts a card face down
+    t.act(0, {"type": "play", "card": "AS", "down": "2S"})
+    t.act(1, {"type": "play", "card": "3H", "down": "KH"})
+    seat0 = t.view(1)["table"]["players"][0]
+    assert last(t, "took")["data"]["seat"] == 0
+    assert (seat0["known_pack"], seat0["known_won"]) == ([], ["3H", "AS", "QH", "QS"])

@@ -123,6 +123,7 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
     sees another's committed card until every required player has committed; then all are revealed
     in one event"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
+    known = {v: [p.pop("known") for p in t.view(v)["table"]["players"]] for v in (0, 1, None)}
     first = play(t, (2, "QC"))  # seat 2 first: no commit waits for another seat
     assert [e["type"] for e in first] == ["committed"]
     assert t.view(2)["table"]["your_card"] == "QC"
@@ -131,7 +132,10 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
         assert seen["committed"] and seen["table"] == [
             {"card": None, "how": "played", "step": 0, "face": "down"}
         ]
-        assert "QC" not in str(t.view(viewer))
+        view = t.view(viewer)
+        # which cards seat 2 was dealt is public (its `known` cards); a commit changes none of it
+        assert [p.pop("known") for p in view["table"]["players"]] == known[viewer]
+        assert "QC" not in str(view)
         shown = t.shown(first[0], viewer)
         assert is_sealed(shown["data"]["card"])
         assert is_sealed(shown["data"]["cause"]["action"]["body"]["card"])  # the body too
@@ -496,3 +500,30 @@ def test_views_show_own_hand_only():
     dealt = of(t.events, "dealt")[0]
     for viewer in (0, 1, None):
         assert is_sealed(t.shown(dealt, viewer)["data"]["packs"])
+
+
+def test_the_view_shows_what_the_public_log_tells_of_each_seats_cards():
+    """docs/rules/batayo.md#rule-2: the single highest card wins the table, whose cards go under
+    the winner's pack, with `gather: ordered` the winner's own first; docs/rules/batayo.md#rule-1:
+    hands draw from the top of the pack. So every seat knows which cards of a deal nobody has
+    seen (`blind`), how many of them still top the pack (`fresh`), and the pack under them."""
+    t = make([spades("A", "K", "Q", "J", "10", "9"), hearts("K", "8", "9", "10", "J")])
+    play(t, (0, "AS"), (1, "8H"))
+    for viewer in (0, 1, None):
+        me, other = (p["known"] for p in t.view(viewer)["table"]["players"])
+        assert me == {
+            "fresh": 1,  # 9S: the hand drew 10S after the trick
+            "blind": sorted(spades("K", "Q", "J", "10", "9")),
+            "seen": ["8H", "AS"],
+            "under": ["AS", "8H"],
+        }
+        assert other == {
+            "fresh": 0,
+            "blind": sorted(hearts("K", "9", "10", "J")),
+            "seen": [],
+            "under": [],
+        }
+    gathered = make([spades(*EXPRESS), hearts(*EXPRESS)], gather="random")
+    play(gathered, (0, "AS"), (1, "KH"))
+    known = gathered.view(1)["table"]["players"][0]["known"]
+    assert known["under"] is None and known["seen"] == ["AS", "KH"]  # the order is drawn, hidden

@@ -56,6 +56,15 @@ def _redeal(places: list[list], rng: random.Random) -> None:
         at += len(p)
 
 
+def _redeal_unknown(places: list[list], known: set, rng: random.Random) -> None:
+    """`_redeal` of the cards of `places` not in `known` (those stay where they are)."""
+    spots = [(p, i) for p in places for i, c in enumerate(p) if c not in known]
+    singles = [[p[i]] for p, i in spots]
+    _redeal(singles, rng)
+    for (p, i), (card,) in zip(spots, singles, strict=True):
+        p[i] = card
+
+
 def _twin(state: dict, seat: int, rng: random.Random) -> dict:
     """The state with what `seat` may not see dealt again."""
     twin = clone(state)
@@ -79,11 +88,20 @@ def _twin(state: dict, seat: int, rng: random.Random) -> dict:
     elif game == "bataille":
         offered = {a["card"] for a in GAMES[game].legal_actions(twin, seat)}
         won = [w for s, w in enumerate(t["won"]) if s != seat or not offered - set(t["packs"][s])]
-        _redeal([p for s, p in enumerate(t["packs"]) if s != seat] + won + [t["aside"]], rng)
-    elif game == "batayo":
-        open_ = [i for i, c in enumerate(t["committed"]) if c is None]
-        hands = [h for s, h in enumerate(t["hands"]) if s != seat and s in open_]
-        _redeal(hands + list(t["packs"]), rng)
+        packs = [p for s, p in enumerate(t["packs"]) if s != seat]
+        public = {
+            c for s in range(len(t["packs"])) for c in t["public_pack"][s] + t["public_won"][s]
+        }
+        _redeal_unknown(packs + won + [t["aside"]], public, rng)
+    elif game == "batayo":  # within each seat: the public log tells whose cards are whose
+        for s, (hand, pack) in enumerate(zip(t["hands"], t["packs"], strict=True)):
+            mine = s == seat or t["committed"][s] is not None
+            at = [] if mine else [i for i, c in enumerate(hand) if c in t["blind"][s]]
+            places = [[hand[i]] for i in at] + [pack[: t["fresh"][s]]]
+            _redeal(places, rng)
+            for i, place in zip(at, places, strict=False):
+                hand[i] = place[0]
+            pack[: t["fresh"][s]] = places[-1]
     return twin
 
 

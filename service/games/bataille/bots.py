@@ -32,9 +32,10 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
 
 
 def _world(view: Mapping, rng: BotRng) -> dict:
-    """A full state agreeing with the seat's view: the cards it cannot see (the others' packs,
-    every won pile, the cards set aside, the pot's face-down cards and the others' cards not yet
-    turned) dealt at random among those places."""
+    """A full state agreeing with the seat's view: the cards it cannot place (in the others'
+    packs, every won pile, the cards set aside, the pot's face-down cards and the others' cards
+    not yet turned) dealt at random among those places; the cards everyone knows are in a pack
+    or a won pile (`known_pack`, `known_won`: won face up, not put down since) stay there."""
     t = view["table"]
     me = view["you"]
     players = t["players"]
@@ -44,19 +45,28 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     offered = {a["card"] for a in view["legal_actions"]} | {
         a["down"] for a in view["legal_actions"] if "down" in a
     }
-    my_won = [c for c in offered if c not in mine]
+    my_won = sorted(c for c in offered if c not in mine)
     seen = set(mine) | set(my_won) | set(t["face_up"]) | set(t.get("your_down", ()))
     ups = {p["seat"]: p["up"] for p in players if p["up"] is not None}
     seen |= set(ups.values())
-    pool = [c for c in deck(view["options"]) if c not in seen]
+    in_pack = [
+        [] if s == me else [c for c in p.get("known_pack", ()) if c not in seen]
+        for s, p in enumerate(players)
+    ]
+    in_won = [
+        [] if s == me and my_won else [c for c in p.get("known_won", ()) if c not in seen]
+        for s, p in enumerate(players)
+    ]
+    placed = seen.union(*in_pack, *in_won)
+    pool = [c for c in deck(view["options"]) if c not in placed]
     hidden_up = [p["seat"] for p in players if p["has_put"] and p["seat"] not in ups]
-    sizes = [0 if s == me else players[s]["pack"] for s in range(n)]
-    sizes += [0 if s == me and my_won else p["won"] for s, p in enumerate(players)]
+    sizes = [0 if s == me else players[s]["pack"] - len(in_pack[s]) for s in range(n)]
+    sizes += [0 if s == me and my_won else p["won"] - len(in_won[s]) for s, p in enumerate(players)]
     sizes += [t["aside"], t["pot"] - len(t["face_up"]), len(hidden_up)]
     sizes += [0 if s == me or not players[s]["has_put"] else players[s]["down"] for s in range(n)]
     piles = search.deal_out(pool, sizes, rng)
-    packs = [mine if s == me else piles[s] for s in range(n)]
-    won = piles[n : 2 * n]
+    packs = [mine if s == me else in_pack[s] + piles[s] for s in range(n)]
+    won = [in_won[s] + piles[n + s] for s in range(n)]
     if my_won:
         won[me] = my_won
     aside, pot_down, turned = (
@@ -110,7 +120,7 @@ def _candidates(view: Mapping) -> list[dict]:
     if "down" not in legal[0]:
         by_rank = {value(a["card"]): a for a in legal}
         return [by_rank[v] for v in sorted(by_rank)]
-    cards = sorted({a["card"] for a in legal}, key=value)
+    cards = sorted({a["card"] for a in legal}, key=lambda c: (value(c), c))
     low = cards[0]
     others = {value(c): c for c in reversed(cards[1:])}
     out = [{"type": "play", "card": c, "down": low} for v, c in sorted(others.items())]

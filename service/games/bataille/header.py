@@ -119,8 +119,12 @@ _PLAYER = Obj(
         "has_put": Bool(),
         "up": Nullable(Card()),
         "down": Int(0),
+        "known_pack": Opt(CARDS),
+        "known_won": Opt(CARDS),
     },
-    doc="`up`: the face-up card put this step (in ouverte, shown once every contender chose)",
+    doc="`up`: the face-up card put this step (in ouverte, shown once every contender chose); "
+    "`known_pack`, `known_won`: the cards everyone knows are in its pack and its won pile (won "
+    "face up, not put down since: after a card put face down, nobody knows which it was)",
 )
 
 TABLE = Obj(

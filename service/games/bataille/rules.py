@@ -50,6 +50,10 @@ class Table(TypedDict):
     round: int  # rounds finished
     seen: str  # ordered gathering: each round's starting position's key, end to end (rule 8)
     repeat: int | None  # the round whose position came back (rule 8)
+    # public knowledge (the view shows it): by seat, the cards everyone knows are in its pack,
+    # and in its won pile (taken face up, not put down since)
+    public_pack: list[list[str]]
+    public_won: list[list[str]]
 
 
 class State(GameState):
@@ -92,6 +96,8 @@ def setup(options: dict) -> Table:
         "round": 0,
         "seen": "",
         "repeat": None,
+        "public_pack": [[] for _ in range(n)],
+        "public_won": [[] for _ in range(n)],
     }
 
 
@@ -357,6 +363,9 @@ def apply(state: State, event: dict) -> None:
         seat = d["seat"]
         t["packs"][seat] = t["packs"][seat] + d.get("order", t["won"][seat])
         t["won"][seat] = []
+        if "public_won" in t:  # a snapshot older than the public knowledge has none
+            t["public_pack"][seat] += t["public_won"][seat]
+            t["public_won"][seat] = []
     elif kind == "flipped" or kind == "committed":
         seat = d["seat"]
         up = d["up"] if kind == "flipped" else d["card"]
@@ -365,12 +374,18 @@ def apply(state: State, event: dict) -> None:
         for card in [*down, up]:
             pack.remove(card)
         t["put"][seat] = {"up": up, "down": list(down)}
+        if kind == "flipped":  # a committed card is public only once revealed
+            _forget(t, seat, up, bool(down))
     elif kind == "revealed":
         t["revealed"] = True
+        for seat, put in enumerate(t["put"]):
+            if put:
+                _forget(t, seat, put["up"], bool(put["down"]))
     elif kind == "short":
         seat = d["seat"]
         t["packs"][seat], t["won"][seat] = [], []
         t["put"][seat] = {"up": d["up"], "down": list(d["down"])}
+        _forget(t, seat, None, True)
         t["out"][seat] = t["out"][seat] or d["out"]
     elif kind == "bataille":
         _collect(t)
@@ -379,6 +394,8 @@ def apply(state: State, event: dict) -> None:
     elif kind == "took":
         _collect(t)
         t["won"][d["seat"]] += t["pot"]
+        if "public_won" in t:
+            t["public_won"][d["seat"]] += [c for c in t["pot"] if c not in t["pot_down"]]
         _next_round(state)
     elif kind == "left_play":
         _collect(t)
@@ -387,6 +404,18 @@ def apply(state: State, event: dict) -> None:
     elif kind == "out":
         t["out"][d["seat"]] = True
         t["contenders"] = [s for s in t["contenders"] if s != d["seat"]]
+
+
+def _forget(t: Table, seat: int, up: str | None, down: bool) -> None:
+    """The face-up card leaves the seat's known cards; a card put face down might be any of
+    them, so then nobody knows where its known cards are any more."""
+    if "public_pack" not in t:
+        return
+    if down:
+        t["public_pack"][seat], t["public_won"][seat] = [], []
+    elif up in t["public_pack"][seat] or up in t["public_won"][seat]:
+        t["public_pack"][seat] = [c for c in t["public_pack"][seat] if c != up]
+        t["public_won"][seat] = [c for c in t["public_won"][seat] if c != up]
 
 
 def _collect(t: Table) -> None:

@@ -23,6 +23,9 @@ def view(state: dict, seat: int | None) -> dict:
                 "down": len(put["down"]) if put else 0,
             }
         )
+        if "public_pack" in t:  # a snapshot older than the public knowledge has none
+            players[-1]["known_pack"] = sorted(t["public_pack"][s])
+            players[-1]["known_won"] = sorted(t["public_won"][s])
     down = list(t["pot_down"])
     out = {
         # the round under way; once the game is over, the last one played

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ...core import search
 from ...core.cards import value
 from ...core.game import BotRng, random_bot
-from .rules import HAND, deck
+from .rules import deck
 
 
 def _hand(view: dict) -> list[str]:
@@ -35,76 +35,70 @@ def greedy(view: dict, rng: BotRng) -> dict:
 
 # -- strong: determinized search over the next tricks ------------------------------------------
 
-HORIZON_TRICKS = 3  # tricks looked ahead past the one under way
+# play-outs go to the end of the game or this many events (some twenty tricks): a horizon of
+# a few tricks cannot see the end, and a strong seat that only keeps its share of cards ahead
+# lets a game against a hoarding greedy player run to the round limit
+HORIZON_EVENTS = 200
 
 
 def _world(view: Mapping, rng: BotRng) -> dict:
-    """A full state agreeing with the seat's view: the cards it cannot see dealt at random to
-    the other hands, every pack, the face-down cards and the cards gone out of play. Each pack
-    starts as its seat's suit, so a seat's own suit goes to its places first."""
+    """A full state agreeing with the seat's view and with what the public log tells of every
+    seat's cards (`known`: docs/rules/batayo.md#rule-2): the pack's top `fresh` cards are
+    drawn from the seat's `blind` cards, the pack under them is public with ordered gathering
+    (else dealt from its `seen` cards), and the rest of its blind and seen cards make its hand
+    and the cards it has face down on the table."""
     t = view["table"]
     me = view["you"]
     players = t["players"]
     n = len(players)
+    ordered = view["options"]["gather"] == "ordered"
     put: list[list[dict]] = [[] for _ in range(n)]
-    hidden: list[tuple[int, dict]] = []  # (whose cards fill it, the entry)
-    known: list[set[str]] = [set() for _ in range(n)]
-    known[me] = set(t["hand"])
+    hidden: list[list[dict]] = [[] for _ in range(n)]  # face-down entries, by whose cards
+    visible: set[str] = set(t["hand"])
     for s, p in enumerate(players):
         for e in p["table"]:
-            entry = {
-                "card": e["card"],
-                "how": e["how"],
-                "step": e["step"],
-                "shown": e["face"] == "up",
-            }
+            entry = {"card": e["card"], "how": e["how"], "step": e["step"]}
+            entry["shown"] = e["face"] == "up"
             if e["how"] == "taken":
                 entry["from"] = e["from"]
             put[s].append(entry)
-            if entry["shown"]:
-                continue
-            owner = e["from"] if e["how"] == "taken" else s
             if e["card"] is None:
-                hidden.append((owner, entry))
+                hidden[e["from"] if e["how"] == "taken" else s].append(entry)
             else:
-                known[owner].add(e["card"])
-    seen = set().union(*known) | {e["card"] for pile in put for e in pile if e["card"]}
-    pool = [c for c in deck(view["options"]) if c not in seen and c not in t["aside"]]
-    rng.shuffle(pool)
-    size = [p["pack"] + (0 if s == me else p["hand"]) for s, p in enumerate(players)]
-    for owner, _ in hidden:
-        size[owner] += 1
-    holds: list[list[str]] = [[] for _ in range(n)]
-    for s in range(n):
-        suit = players[s]["suit"]
-        holds[s] = [c for c in pool if c[-1] == suit][: size[s]]
-    taken = {c for h in holds for c in h}
-    rest = iter([c for c in pool if c not in taken])
-    for s in range(n):
-        holds[s] += [next(rest) for _ in range(size[s] - len(holds[s]))]
-    gone = list(rest)
+                visible.add(e["card"])
     hands: list[list[str]] = []
     packs: list[list[str]] = []
     for s, p in enumerate(players):
-        unknown = holds[s]
-        rng.shuffle(unknown)
-        if s == me:
-            hands.append(list(t["hand"]))
+        known = p["known"]
+        blind = [c for c in known["blind"] if c not in visible]
+        seen = [c for c in known["seen"] if c not in visible]
+        rng.shuffle(blind)
+        rng.shuffle(seen)
+        keep = _kept_above(t, s) if s != me else None
+        if keep is not None:  # a greedy hand kept its cards above its last one: the others on top
+            blind.sort(key=lambda c: keep <= value(c) < 14)
+        top, blind = blind[: known["fresh"]], blind[known["fresh"] :]
+        if ordered:
+            under = list(known["under"])
+            seen = [c for c in seen if c not in under]
         else:
-            keep = _kept_above(t, s)
-            if keep is not None:  # the cards it kept come first: all above its last card
-                unknown.sort(key=lambda c: not (keep <= value(c) < 14))
-                kept = min(p["hand"], HAND - 1)
-                head, tail = unknown[:kept], unknown[kept:]
-                rng.shuffle(tail)
-                unknown = head + tail
-            hands.append(unknown[: p["hand"]])
-            unknown = unknown[p["hand"] :]
-        packs.append(unknown[: p["pack"]])
-        for owner, entry in hidden:
-            if owner == s:
-                entry["card"] = unknown[p["pack"]] if len(unknown) > p["pack"] else None
-                unknown = unknown[: p["pack"]] + unknown[p["pack"] + 1 :]
+            cut = p["pack"] - len(top)
+            under, seen = seen[:cut], seen[cut:]
+        packs.append(top + under)
+        rest = blind + seen
+        rng.shuffle(rest)
+        for entry in hidden[s]:
+            entry["card"] = rest.pop() if rest else None
+        hands.append(list(t["hand"]) if s == me else rest[: p["hand"]])
+    placed = {c for pile in hands + packs for c in pile} | {e["card"] for p in put for e in p}
+    # the face-down cards of a seat gone out: any of the cards that left play unseen
+    left = [c for c in deck(view["options"]) if c not in placed and c not in t["aside"]]
+    rng.shuffle(left)
+    for pile in hidden:
+        for entry in pile:
+            if entry["card"] is None and left:
+                entry["card"] = left.pop()
+                placed.add(entry["card"])
     committed: list[str | None] = [None] * n
     for s, p in enumerate(players):
         if p["committed"]:
@@ -115,6 +109,8 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     table = {
         "packs": packs,
         "hands": hands,
+        "fresh": [p["known"]["fresh"] for p in players],
+        "blind": [list(p["known"]["blind"]) for p in players],
         "out": [p["out"] for p in players],
         "put": put,
         "committed": committed,
@@ -125,7 +121,7 @@ def _world(view: Mapping, rng: BotRng) -> dict:
         "trick_players": [s for s in range(n) if not players[s]["out"]],
         "last_chance": [p["last_chance"] for p in players],
         "aside": list(t["aside"]),
-        "gone": gone,
+        "gone": [c for c in deck(view["options"]) if c not in placed and c not in t["aside"]],
         "tricks": t["tricks"],
         "batayos": t["batayos"],
         "deepest": 0,
@@ -168,7 +164,7 @@ def _as_greedy(t: dict, seat: int, hand: list[str], entry: dict) -> None:
 
 
 def _ahead(state: dict, root: dict) -> bool:
-    return state["table"]["tricks"] > root["table"]["tricks"] + HORIZON_TRICKS
+    return state["version"] - root["version"] > HORIZON_EVENTS
 
 
 def _score(state: dict, root: dict, seat: int) -> float:
@@ -181,12 +177,20 @@ def _score(state: dict, root: dict, seat: int) -> float:
     return counts[seat] / max(1, sum(counts)) if not t["out"][seat] else 0.0
 
 
-SEARCH = search.Search(world=_world, score=_score, horizon=_ahead, policy=search.viewing(greedy))
+SEARCH = search.Search(
+    world=_world,
+    score=_score,
+    horizon=_ahead,
+    policy=search.viewing(greedy),
+    budget=60,
+    min_worlds=6,
+)
 
 
 def strong(view: Mapping, rng: BotRng) -> dict:
-    """PIMC over the next tricks: each rank in the hand tried in sampled deals of the cards
-    the seat cannot see, the others playing greedy; the best mean share of the cards kept."""
+    """PIMC: each rank in the hand tried in sampled deals of the cards the seat cannot place,
+    every seat playing greedy on to the end of the game (or the horizon); the best mean of
+    the result (or the share of the cards kept at the horizon)."""
     return search.choose(view, rng, SEARCH, _distinct(view["legal_actions"]))
 
 

@@ -141,6 +141,18 @@ _PUT = Obj(
     doc="a card on the table: `card` is null while the viewer may not see it; `from`: taken "
     "from that seat's hand",
 )
+_KNOWN = Obj(
+    {
+        "fresh": Int(0),
+        "blind": CARDS,
+        "seen": CARDS,
+        "under": Nullable(CARDS),
+    },
+    doc="what the public log tells of a seat's cards: `blind`, those of its deal nobody has "
+    "seen (in its hand, face down on the table, or among the `fresh` cards on top of its pack); "
+    "`seen`, its other cards; `under`, with ordered gathering, its pack under the fresh cards, "
+    "top first (null with random gathering)",
+)
 _PLAYER = Obj(
     {
         "seat": SEAT,
@@ -153,6 +165,7 @@ _PLAYER = Obj(
         "committed": Bool(),
         "last_chance": Bool(),
         "table": ListOf(_PUT),
+        "known": Opt(_KNOWN),
     }
 )
 _REVEAL = Obj(REVEAL)

@@ -29,6 +29,10 @@ Put = TypedDict(
 class Table(TypedDict):
     packs: list[list[str]]  # top card first; won cards go under the pack
     hands: list[list[str]]  # in the order the cards entered the hand (the ledger needs it)
+    # public knowledge (the view shows it): how many cards on top of each pack are still the
+    # ones of its deal, and each seat's cards that nobody has seen since the deal
+    fresh: list[int]
+    blind: list[list[str]]
     out: list[bool]  # eliminated
     put: list[list[Put]]  # this trick's cards, in the order put down
     committed: list[str | None]  # the card each contender committed in this step
@@ -109,6 +113,8 @@ def setup(options: dict) -> Table:
     return {
         "packs": [[] for _ in range(n)],
         "hands": [[] for _ in range(n)],
+        "fresh": [0] * n,
+        "blind": [[] for _ in range(n)],
         "out": [False] * n,
         "put": [[] for _ in range(n)],
         "committed": [None] * n,
@@ -483,6 +489,8 @@ def apply(state: State, event: dict) -> None:
     n = len(t["hands"])
     if kind == "dealt":
         t["packs"] = [list(p) for p in d["packs"]]
+        t["fresh"] = [len(p) for p in d["packs"]]
+        t["blind"] = [sorted(p) for p in d["packs"]]
         t["aside"] = list(d["aside"])
         t["phase"] = "trick"
         t["trick"] = 1
@@ -492,6 +500,8 @@ def apply(state: State, event: dict) -> None:
     elif kind == "drew":
         for s, cards in enumerate(d["cards"]):
             if cards:
+                if "fresh" in t:  # a snapshot older than the public knowledge has none
+                    t["fresh"][s] = max(0, t["fresh"][s] - len(cards))
                 t["packs"][s] = t["packs"][s][len(cards) :]
                 t["hands"][s] = t["hands"][s] + list(cards)
     elif kind == "committed":
@@ -502,9 +512,12 @@ def apply(state: State, event: dict) -> None:
         t["put"][s].append({"card": card, "how": "played", "step": t["step"], "shown": False})
         t["committed"][s] = card
     elif kind == "revealed":
-        for put in t["put"]:
+        for s, put in enumerate(t["put"]):
             for entry in put:
                 entry["shown"] = True
+                owner = entry["from"] if entry["how"] == "taken" else s
+                if "blind" in t and entry["card"] in t["blind"][owner]:
+                    t["blind"][owner] = [c for c in t["blind"][owner] if c != entry["card"]]
         t["last"] = {k: d[k] for k in ("phase", "trick", "step", "cards", "down", "best")}
         t["last"]["winner"] = d["winner"]
         t["last"]["tied"] = list(d["tied"])
@@ -538,6 +551,8 @@ def apply(state: State, event: dict) -> None:
         t["out"][s] = True
         t["gone"] = t["gone"] + t["hands"][s] + t["packs"][s]
         t["hands"][s], t["packs"][s] = [], []
+        if "fresh" in t:
+            t["fresh"][s], t["blind"][s] = 0, []
         t["contenders"] = [c for c in t["contenders"] if c != s]
     elif kind == "time_up":
         t["time_up"] = True

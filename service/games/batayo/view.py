@@ -22,8 +22,34 @@ def _entry(entry: dict, seat: int | None, owner: int) -> dict:
     return out
 
 
+def _known(t: dict, s: int, ordered: bool) -> dict:
+    """What every seat knows of seat `s`'s cards from the public log (docs/rules/batayo.md#rule-2):
+    its pack starts as its own suit; every card played is revealed; the table's cards go
+    under the winner's pack, in a public order with `gather: ordered`; a hand draws from the
+    top of its pack. So `blind` (the cards of its deal nobody has seen yet: in its hand, face
+    down on the table, or among the `fresh` cards still on top of its pack) and `seen` (its
+    other cards) are public, and with ordered gathering so is the pack under the fresh cards."""
+    if t["out"][s]:  # its cards left play unseen: where its face-down ones came from is moot
+        return {"fresh": 0, "blind": [], "seen": [], "under": [] if ordered else None}
+    blind = t["blind"][s]
+    down = [
+        e["card"]
+        for owner, put in enumerate(t["put"])
+        for e in put
+        if not e["shown"] and (e["from"] if e["how"] == "taken" else owner) == s
+    ]
+    held = set(t["hands"][s]) | set(t["packs"][s]) | set(down)
+    return {
+        "fresh": t["fresh"][s],
+        "blind": list(blind),
+        "seen": sorted(held.difference(blind)),
+        "under": t["packs"][s][t["fresh"][s] :] if ordered else None,
+    }
+
+
 def view(state: dict, seat: int | None) -> dict:
     t = state["table"]
+    ordered = state["options"]["gather"] == "ordered"
     players = []
     for s in range(len(t["hands"])):
         players.append(
@@ -44,6 +70,8 @@ def view(state: dict, seat: int | None) -> dict:
                 "table": [_entry(e, seat, s) for e in t["put"][s]],
             }
         )
+        if "blind" in t:  # a snapshot older than the public knowledge has none
+            players[-1]["known"] = _known(t, s, ordered)
     out = {
         "phase": t["phase"] if state["status"] == "playing" else "over",
         "trick": t["trick"],
