@@ -34,6 +34,10 @@ ALLOWED = [
     "/components/schemas: +HintPending",
     "/paths//v1/games/{game_id}/hint/get/responses: +202",
     "/paths//v1/games/{game_id}/hint/get/summary: *",
+    # what the public log tells of each seat's cards, in the Bataille and BATAYO tables
+    "BatailleTable/properties/players/items/properties: +known_pack",
+    "BatailleTable/properties/players/items/properties: +known_won",
+    "BatayoTable/properties/players/items/properties: +known",
 ]
 
 

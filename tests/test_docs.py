@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^\s*(```|~~~)")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 CODE_SPAN = re.compile(r"(`+).*?\1")
-RESULT_FILE = re.compile(r"\b[\w.-]+-\d{4}-\d{2}-\d{2}(-quick)?\.json\b")  # bench/results/
+RESULT_FILE = re.compile(r"\b[\w.-]+-\d{4}-\d{2}-\d{2}(-[a-z]+)?\.json\b")  # bench/results/
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # an abbreviated commit id (7 to 12 hex digits, with a digit and a letter) or a full one
 COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)(?:[0-9a-f]{7,12}|[0-9a-f]{40})\b")
