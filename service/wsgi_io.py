@@ -229,9 +229,10 @@ class Guarded(OneSend):
         seconds = self.guard.header_timeout_s
         if not seconds:
             return super().handle_one_request()
-        due = self._headers_due
-        if due is None:  # one timer for every request of the connection
-            due = self._headers_due = gevent.Timeout(seconds)
+        # a timer of its own for each request: a stopped timer started again resumes with the
+        # time it had left, so one shared by a keep-alive connection's requests would add up
+        # their waits and cut a busy connection
+        due = self._headers_due = gevent.Timeout(seconds)
         due.start()
         try:
             return super().handle_one_request()

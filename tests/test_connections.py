@@ -157,3 +157,23 @@ def test_an_open_stream_outlives_the_header_timeout_and_keeps_receiving(server):
         assert call(server.port, "GET", "/healthz")[0] == 200
     finally:
         stream.close()
+
+
+def test_a_busy_keep_alive_connection_is_never_cut_by_the_header_timeout(server):
+    """The timeout bounds each request's wait for its headers, not the connection's life: a
+    client that reuses one connection for requests a tenth of a second apart, for longer than
+    the timeout in all, gets every answer."""
+    with _connect(server.port, PROXY) as sock:
+        sock.settimeout(5)
+        started = time.monotonic()
+        answered = 0
+        while time.monotonic() - started < 2.5 * TIMEOUT_S:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while not answer.endswith(b'{"status": "ok"}'):
+                chunk = sock.recv(65536)
+                assert chunk, f"closed after {answered} answers, {time.monotonic() - started:.1f} s"
+                answer += chunk
+            answered += 1
+            time.sleep(0.1)
+    assert answered >= 10
