@@ -1,15 +1,7 @@
-"""Determinized search for the `strong` bots: perfect-information Monte Carlo (PIMC), as bridge,
-Skat and Hearts programs play.
-
-The bot sees only its seat's view. A game's `Worlds` turns that view into full states that
-agree with it (the hidden cards dealt at random among the places they may be); each candidate
-action is played in each of those states, then the play goes on with a fast policy (the greedy
-bot for every seat) until a horizon (the end of a round or a deal, a few tricks), and the
-action with the best mean score is chosen. The play-outs run the real rules code on clones of
-the sampled states, so the search cannot play an illegal move or mistake a rule.
-
-Budget: counted in play-outs, so the same seed gives the same move on any machine. A wall-clock
-cap (`time_cap`) is a safety net for the service only: off unless a process sets it.
+"""Determinized search for the `strong` bots: perfect-information Monte Carlo over full states
+that agree with the seat's view, each candidate played out with the real rules code on clones
+(docs/bots.md#how-strong-works). The budget is counted in play-outs, so a seed gives the same
+move on any machine; `time_cap` is a wall-clock safety net, off unless a process sets it.
 """
 
 from __future__ import annotations

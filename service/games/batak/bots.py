@@ -1,19 +1,7 @@
-"""Batak bots. Each reads only its seat's view (`service.views.game_view`) and returns one of
-`view["legal_actions"]`.
-
-- `random`: uniformly among the legal actions.
-- `greedy`: bids the lowest bid it may while a hand evaluation says it can make it; names its best
-  suit trump; leads masters (the highest card left of a suit) or low from its longest suit; wins
-  a trick with the cheapest card that wins it now, else plays its lowest card.
-- `expert`: determinized Monte Carlo. It infers from the cards played what each other seat cannot
-  hold (a void shown, and Batak's must-overtake rule: a seat that followed low or trumped low
-  holds nothing higher), samples the unseen cards into the other hands consistently with that,
-  plays each candidate card out to the end of the deal with a fast policy in every sample, and
-  keeps the card with the best average result. It bids and names trump from the same kind of
-  play-outs of its own hand as declarer.
-
-The fast engine works on bit masks: a hand is four 13-bit masks (suits S, H, D, C; bit r is rank
-r, 0 = the 2 and 12 = the ace).
+"""Batak's bots: `random`, `greedy` and the determinized `expert` (also `strong`, with more
+play-outs), each reading only its seat's view and answering one of its `legal_actions`; how
+each plays is in docs/bots.md#how-the-simpler-bots-play. The expert's fast play-out works on
+bit masks: a hand is four 13-bit masks (suits S, H, D, C; bit r is rank r, 0 the 2, 12 the ace).
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Bots for BatailleRoylet, for both roles. They read only the seat's view.
-
-- `random`: uniformly among the legal actions.
-- `greedy`, as the King: plays a royal where it is safe enough (the face-up card does not beat it
-  and at least half the cards he cannot place would not either; less picky as his spare battles
-  run out), and spends the royals before he runs out of battles; otherwise wins the battle with
-  his cheapest likely winner, or throws his weakest card. As an Ally: a strong card goes face
-  down, where the King cannot see it (the strongest when a royal is likely, i.e. the King holds
-  royals for at least half the battles left; else the cheapest card that beats a jack), and the
-  weakest card goes face up, as a lure (or face down when the partner's face-up ace takes anyway).
+"""BatailleRoylet's bots for both roles, reading only the seat's view: `random`, `greedy` (the
+King's safety estimates, the Allies' strong card face down and lure face up) and `strong`;
+how each plays is in docs/bots.md#how-the-simpler-bots-play.
 """
 
 from __future__ import annotations
