@@ -50,10 +50,10 @@ class Table(TypedDict):
     round: int  # rounds finished
     seen: str  # ordered gathering: each round's starting position's key, end to end (rule 8)
     repeat: int | None  # the round whose position came back (rule 8)
-    # public knowledge (the view shows it): by seat, the cards everyone knows are in its pack,
-    # and in its won pile (taken face up, not put down since)
-    public_pack: list[list[str]]
-    public_won: list[list[str]]
+    # public knowledge, kept in the variant that chooses (the view shows it): by seat, the cards
+    # everyone knows are in its pack, and in its won pile (taken face up, not put down since)
+    public_pack: NotRequired[list[list[str]]]
+    public_won: NotRequired[list[list[str]]]
 
 
 class State(GameState):
@@ -82,7 +82,7 @@ def deck(options: dict) -> list[str]:
 
 def setup(options: dict) -> Table:
     n = options["players"]
-    return {
+    table: Table = {
         "packs": [[] for _ in range(n)],
         "won": [[] for _ in range(n)],
         "out": [False] * n,
@@ -96,9 +96,11 @@ def setup(options: dict) -> Table:
         "round": 0,
         "seen": "",
         "repeat": None,
-        "public_pack": [[] for _ in range(n)],
-        "public_won": [[] for _ in range(n)],
     }
+    if variant(options).chooses:  # the only variant whose seats, and bots, choose a card
+        table["public_pack"] = [[] for _ in range(n)]
+        table["public_won"] = [[] for _ in range(n)]
+    return table
 
 
 # -- the deal ---------------------------------------------------------------------------------
