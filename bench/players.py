@@ -180,8 +180,16 @@ async def main_async(url: str, games: int, seconds: float) -> dict:
         for g in made
         for seat in g["seats"]
     ]
+    return await measured(players, stats, "live", games, seconds, warmup=1.0)
+
+
+async def measured(
+    players: list, stats: Stats, mode: str, games: int, seconds: float, warmup: float
+) -> dict:
+    """Runs every player, lets them warm up (connections open, first moves made), then counts
+    `seconds` of moves; bench/sockets.py measures its players the same way."""
     tasks = [asyncio.ensure_future(p.follow()) for p in players]
-    await asyncio.sleep(1.0)  # let the streams open and the first moves go
+    await asyncio.sleep(warmup)
     stats.measuring, started = True, time.perf_counter()
     stats.end = started + seconds
     await asyncio.sleep(seconds)
@@ -192,7 +200,7 @@ async def main_async(url: str, games: int, seconds: float) -> dict:
     await asyncio.gather(*tasks, return_exceptions=True)
     lat = sorted(stats.latencies)
     return {
-        "mode": "live",
+        "mode": mode,
         "games": games,
         "moves": stats.moves,
         "per_s": stats.moves / elapsed,

@@ -26,13 +26,12 @@ import json
 import os
 import selectors
 import socket
-import statistics
 import struct
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from players import GAME, RUNNING, Stats, create  # noqa: F401 - RUNNING: the moves under way
+from players import GAME, RUNNING, Stats, create, measured  # noqa: F401 - RUNNING: the moves under way
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 _VERSION_FIRST = b'{"event":{"version":'  # how the server starts an event frame's JSON
@@ -164,29 +163,7 @@ async def main_async(url: str, games: int, seconds: float, warmup: float = 1.0) 
         for g in made
         for seat in g["seats"]
     ]
-    tasks = [asyncio.ensure_future(p.follow()) for p in players]
-    await asyncio.sleep(warmup)  # let the sockets open and the first moves go
-    stats.measuring, started = True, time.perf_counter()
-    stats.end = started + seconds
-    await asyncio.sleep(seconds)
-    stats.measuring = False
-    elapsed = time.perf_counter() - started
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    lat = sorted(stats.latencies)
-    return {
-        "mode": "socket",
-        "games": games,
-        "moves": stats.moves,
-        "per_s": stats.moves / elapsed,
-        "p50_ms": 1000 * statistics.median(lat) if lat else None,
-        "p99_ms": 1000 * lat[int(0.99 * (len(lat) - 1))] if lat else None,
-        "streams": stats.streams,
-        "streams_wanted": len(players),
-        "refused": stats.refused,
-        "errors": stats.errors,
-    }
+    return await measured(players, stats, "socket", games, seconds, warmup)
 
 
 def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Path) -> None:
