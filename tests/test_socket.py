@@ -177,7 +177,7 @@ def _check_played(port: int, gid: str, tokens: dict[int, str], out: dict) -> Non
 def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_path, redis_url):
     """gunicorn with the repo's config; a short lifetime, so the sockets reconnect mid-game."""
     env = {
-        "BATAYO_STREAM_LIFETIME_S": "0.1",
+        "BATAYO_STREAM_LIFETIME_S": "0.03",
         "BATAYO_STREAMS_MAX": "4",
         "BATAYO_RATE_LIMIT_TOKEN": "0",
     }
