@@ -1,30 +1,40 @@
-"""Before/after: the CPU an action costs through the engine, at several commits, in one sitting.
+"""Before/after: what the same work costs at several commits, in paired turns of one sitting.
 
-    python bench/commits.py f1bdec8 e2b5f34 HEAD [--actions 3000] [--turns 4]
+    python bench/commits.py BEFORE AFTER [--measure engine,http,fanout,simulate] [--turns 5]
 
 Each commit is checked out (`git worktree`, in a temporary folder) and, in alternating turns
-(so that a burst of load from elsewhere on a shared machine hits every commit alike), a fresh
-process of that checkout plays `--actions` actions of two-human Bataille games through its own
-engine on one Redis server started for the run: each action is a seat's view, then its first
-legal action, as a client of the API would do. The figure is the CPU the process and Redis
-spent per action (process time and Redis's `INFO cpu`), best turn of each commit, so it holds
-up on a busy machine. Only the engine's public calls are used (`Engine(Store(client))`,
-`create`, `load`, `view`, `act`), which every commit since the layout move (f1bdec8) has.
+(so that a burst of load from elsewhere on a shared machine hits every commit alike), measured
+from its own checkout on one Redis server started for the run:
 
-It answers what a change costs an action: FAIRNESS v2's sealing is f1bdec8 -> e2b5f34.
+- `engine`: a fresh process plays `--actions` two-human Bataille actions through the engine's
+  public calls (`Engine(Store(client))`, `create`, `load`, `view`, `act`): a seat's view, then
+  its first legal action. The CPU the process and Redis spent per action.
+- `http`: gunicorn with that checkout's `gunicorn.conf.py` (one worker), actions flat out from
+  bench/load.py for `--seconds`: the CPU gunicorn and Redis spent per action, and actions/s.
+- `fanout`: the same server with `--followers` spectators of one Bataille game, one action a
+  second for `--seconds` (bench/streams.py's phase): the server's CPU per action delivered.
+- `simulate`: `batayo simulate` of each game (all greedy, a fixed seed, one process): its CPU.
+
+A figure's ratio to the first commit is taken turn by turn; the median of those paired ratios
+is printed for each commit (below 1: cheaper than the first), with each commit's best turn.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 # Run in the checkout under test (its `service` package first on the path).
 PLAY = r"""
@@ -67,6 +77,9 @@ cpu = time.process_time() - cpu0
 print(json.dumps({"engine_us": 1e6 * cpu / done, "redis_us": 1e6 * (redis_cpu() - redis0) / done}))
 """
 
+# `batayo simulate` runs, all seats greedy: each game and its games a turn (a few seconds each)
+SIMULATIONS = {"bataille": 300, "batayo": 300, "batak": 60, "roylet": 100}
+
 
 def checkout(commit: str, into: Path) -> Path:
     subprocess.run(
@@ -76,12 +89,127 @@ def checkout(commit: str, into: Path) -> Path:
     return into
 
 
+def _env(tree: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def engine(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", PLAY, redis_url, str(args.actions)],
+        cwd=tree,
+        env=_env(tree),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(out.stdout)
+    return {"cpu_us": got["engine_us"] + got["redis_us"], **got}
+
+
+def http(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
+    import redis
+    import serving
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    server, url, _ = serving._gunicorn(redis_url, root=tree, workers=1)
+    try:
+        serving._load(url, "actions", 1.0, args.conns, args.conns)  # warm the worker
+        got = serving._measured(server.pid, client, url, "actions", args.seconds, args.conns, 200)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    cpu = got["cpu_us"]
+    return {"cpu_us": cpu["server"] + cpu["redis"], "per_s": got["per_s"], **cpu}
+
+
+def fanout(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
+    import streams
+
+    got = streams.phase("production", args.followers, args.seconds, redis_url, root=tree)
+    return {
+        "cpu_us": got["server_cpu_ms_per_action"] * 1000,
+        "delivery_p99_ms": got["delivery_p99_ms"],
+        "actions": got["actions"],
+    }
+
+
+def simulate(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for game, games in SIMULATIONS.items():
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(
+            [
+                *(sys.executable, "-c", "from service.cli import main; main()", "simulate", game),
+                *("--games", str(games), "--seats", "greedy", "--seed", "0b", "--jobs", "1"),
+            ],
+            cwd=tree,
+            env=_env(tree),
+            capture_output=True,
+            check=True,
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out[game] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    out["cpu_us"] = 1e6 * sum(out.values())
+    return out
+
+
+MEASURES: dict[str, Callable[[Path, str, argparse.Namespace], dict[str, float]]] = {
+    "engine": engine,
+    "http": http,
+    "fanout": fanout,
+    "simulate": simulate,
+}
+WHAT = {
+    "engine": "CPU per action (engine + Redis)",
+    "http": "CPU per HTTP action (gunicorn + Redis)",
+    "fanout": "server CPU per action fanned out to the spectators",
+    "simulate": "CPU of the simulations (" + ", ".join(SIMULATIONS) + ")",
+}
+
+
+def rows(measure: str, runs: dict[str, list[dict]]) -> list[tuple[str, ...]]:
+    """One row a commit (and, for simulate, a game): its best turn and the median of its
+    turn-by-turn ratios to the first commit's."""
+    first = next(iter(runs))
+    parts = [("", "cpu_us")]
+    if measure == "simulate":
+        parts += [(f" ({game})", game) for game in SIMULATIONS]
+    out = []
+    for label, key in parts:
+        for commit, turns in runs.items():
+            ratios = [t[key] / b[key] for t, b in zip(turns, runs[first], strict=True)]
+            best = min(t[key] for t in turns) * (1e6 if key in SIMULATIONS else 1)
+            extra = ""
+            if measure == "http":
+                extra = f"; best actions/s {max(t['per_s'] for t in turns):,.0f}"
+            median = statistics.median(ratios)
+            spread = f"{min(ratios):.3f} to {max(ratios):.3f}"
+            out.append(
+                (measure + label, commit, f"{best:,.0f} µs{extra}", f"{median:.3f} ({spread})")
+            )
+    return out
+
+
 def main() -> None:
+    import record
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("commits", nargs="+")
-    parser.add_argument("--actions", type=int, default=3000)
+    parser.add_argument(
+        "--measure", default="engine", help="comma-separated: " + ", ".join(MEASURES)
+    )
     parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--actions", type=int, default=3000, help="engine: actions a turn")
+    parser.add_argument("--seconds", type=float, default=10, help="http, fanout: a turn's length")
+    parser.add_argument("--conns", type=int, default=8, help="http: the load's connections")
+    parser.add_argument("--followers", type=int, default=2000, help="fanout: its spectators")
+    record.add_flag(parser)
     args = parser.parse_args()
+    measures = args.measure.split(",")
+    unknown = set(measures) - set(MEASURES)
+    if unknown:
+        parser.error(f"unknown measure {sorted(unknown)}: one of {', '.join(MEASURES)}")
 
     from tests.support.redis_server import RedisServer
 
@@ -91,29 +219,31 @@ def main() -> None:
     try:
         for commit in args.commits:
             trees[commit] = checkout(commit, folder / commit.replace("/", "_"))
-        runs: dict[str, list[dict]] = {c: [] for c in args.commits}
-        for _ in range(args.turns):
-            for commit, tree in trees.items():
-                out = subprocess.run(
-                    [sys.executable, "-c", PLAY, server.url, str(args.actions)],
-                    cwd=tree,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                runs[commit].append(json.loads(out.stdout))
-        best = {c: min(r, key=lambda x: x["engine_us"] + x["redis_us"]) for c, r in runs.items()}
-        first = args.commits[0]
-        base = best[first]["engine_us"] + best[first]["redis_us"]
-        print(f"| commit | CPU per action (engine + Redis) | ratio to {first} |")
-        print("|---|---|---|")
-        for commit, b in best.items():
-            total = b["engine_us"] + b["redis_us"]
-            print(
-                f"| {commit} | {total:,.0f} µs ({b['engine_us']:,.0f} + {b['redis_us']:,.0f}) "
-                f"| {total / base:.2f} (throughput {base / total:.2f}) |"
+        runs = {m: {c: [] for c in args.commits} for m in measures}
+        for turn in range(args.turns):
+            for measure in measures:
+                # each turn in its own order of commits, so neither always goes first
+                order = list(trees.items())
+                for commit, tree in order if turn % 2 == 0 else order[::-1]:
+                    runs[measure][commit].append(MEASURES[measure](tree, server.url, args))
+        table = [r for m in measures for r in rows(m, runs[m])]
+        columns = ("measure", "commit", "best turn", f"ratio to {args.commits[0]}: median (range)")
+        print("| " + " | ".join(columns) + " |")
+        print("|---" * len(columns) + "|")
+        for row in table:
+            print("| " + " | ".join(row) + " |")
+        print(f"{args.turns} alternating turns; " + "; ".join(f"{m}: {WHAT[m]}" for m in measures))
+        if args.out is not None:
+            title = "The same work at each commit, paired turns"
+            data = {"commits": args.commits, "runs": runs, "what": WHAT}
+            record.record(
+                "commits",
+                "bench/commits.py",
+                False,
+                [record.table(title, columns, table)],
+                data,
+                args.out or None,
             )
-        print(f"best of {args.turns} alternating turns of {args.actions} actions each")
     finally:
         server.stop()
         for tree in trees.values():

@@ -68,17 +68,21 @@ def _measured(server_pid: int, client, url: str, mode: str, *args) -> dict:
     return phase
 
 
-def _gunicorn(redis_url: str, worker_class: str | None = None) -> tuple[subprocess.Popen, str, str]:
-    """gunicorn as production runs it (gunicorn.conf.py, one worker a core; `worker_class`
-    overrides its class) on `redis_url`, rate limits off; once it answers /healthz."""
+def _gunicorn(
+    redis_url: str, worker_class: str | None = None, root: Path = ROOT, workers: int = 0
+) -> tuple[subprocess.Popen, str, str]:
+    """gunicorn as production runs it (gunicorn.conf.py, one worker a core unless `workers`;
+    `worker_class` overrides its class) from the checkout `root` on `redis_url`, rate limits
+    off; once it answers /healthz."""
     port = _free_port()
     env = {
         **os.environ,
+        "PYTHONPATH": str(root),  # that checkout's `service` before the installed one
         "REDIS_URL": redis_url,
         "BATAYO_RATE_LIMIT": "0",  # the bench measures the service, not the limiter
         "BATAYO_RATE_LIMIT_TOKEN": "0",
     }
-    workers = str(os.cpu_count() or 1)
+    workers = str(workers or os.cpu_count() or 1)
     kind = ("--worker-class", worker_class, "--threads", "16") if worker_class else ()
     server = subprocess.Popen(
         [
@@ -86,7 +90,7 @@ def _gunicorn(redis_url: str, worker_class: str | None = None) -> tuple[subproce
             *("--workers", workers, "--bind", f"127.0.0.1:{port}"),
             *("--log-level", "warning", "service.wsgi:app"),
         ],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

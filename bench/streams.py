@@ -141,9 +141,12 @@ def _cpu(pid: int) -> float:
     return sum((int(f[11]) + int(f[12])) / tick for p in _tree(pid) if (f := _proc(p, "stat")))
 
 
-def start_server(kind: str, redis_url: str, folder: Path) -> tuple[subprocess.Popen, int]:
+def start_server(
+    kind: str, redis_url: str, folder: Path, root: Path = ROOT
+) -> tuple[subprocess.Popen, int]:
+    """The server `kind` from the checkout `root`, once it answers /healthz."""
     port = _free_port()
-    env = {**os.environ, **NO_CAPS, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **NO_CAPS, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(root)}
     bindir = Path(sys.executable).parent
     if kind == "production":
         env.update({"REDIS_URL": redis_url, "WEB_CONCURRENCY": "1"})
@@ -154,7 +157,7 @@ def start_server(kind: str, redis_url: str, folder: Path) -> tuple[subprocess.Po
         env["BATAYO_DATA_DIR"] = str(folder / "data")
         cmd = [str(bindir / "batayo"), "serve", "--port", str(port)]
     log = (folder / f"{kind}.log").open("ab")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     for _ in range(600):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
@@ -190,15 +193,23 @@ def _pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p * len(values)))]
 
 
-def phase(kind: str, n: int, seconds: float, redis_url: str, transport: str = "stream") -> dict:
-    """One run: the server, `n` followers of one game (spectators on its SSE stream, or on its
-    WebSocket with `transport` "socket": bench/sockets.py's), the actions and the probes."""
+def phase(
+    kind: str,
+    n: int,
+    seconds: float,
+    redis_url: str,
+    transport: str = "stream",
+    root: Path = ROOT,
+) -> dict:
+    """One run: the server (from the checkout `root`), `n` followers of one game (spectators
+    on its SSE stream, or on its WebSocket with `transport` "socket": bench/sockets.py's), the
+    actions and the probes."""
     if kind == "production":
         import redis
 
         redis.Redis.from_url(redis_url).flushdb()
     folder = Path(tempfile.mkdtemp(prefix=f"batayo-bench-{kind}-"))
-    server, port = start_server(kind, redis_url, folder)
+    server, port = start_server(kind, redis_url, folder, root)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         body = json.dumps({"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]})
