@@ -23,6 +23,7 @@ from service.core.views import shown_event
 from service.games.batayo.bots import BOTS
 from service.games.batayo.rules import SEAT_SUITS, cards, deck
 from service.games.batayo.stats import summarize
+from service.games.batayo.view import knowledge
 from service.games.batayo.view import view as batayo_view
 from service.sim.table import Table
 from tests.support.helpers import without_decks
@@ -161,7 +162,7 @@ class Watcher:
                 if state["status"] != "playing":
                     continue
                 seen = batayo_view(state, v)
-                public = [p.pop("known") for p in seen["players"]]
+                public = knowledge(state)
                 assert not self.leaks(seen, v), (event["type"], v, self.leaks(seen, v))
                 for s, k in enumerate(public):  # docs/rules/batayo.md#cards: a pack is a suit
                     assert all(c[-1] == SEAT_SUITS[s] for c in k["blind"])

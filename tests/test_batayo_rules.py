@@ -123,7 +123,7 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
     sees another's committed card until every required player has committed; then all are revealed
     in one event"."""
     t = make([spades(*EXPRESS), hearts(*EXPRESS), clubs(*EXPRESS)])
-    known = {v: [p.pop("known") for p in t.view(v)["table"]["players"]] for v in (0, 1, None)}
+    known = {v: t.view(v)["known"] for v in (0, 1, None)}
     first = play(t, (2, "QC"))  # seat 2 first: no commit waits for another seat
     assert [e["type"] for e in first] == ["committed"]
     assert t.view(2)["table"]["your_card"] == "QC"
@@ -134,7 +134,7 @@ def test_rule_2_commits_in_any_order_hidden_until_revealed_together():
         ]
         view = t.view(viewer)
         # which cards seat 2 was dealt is public (its `known` cards); a commit changes none of it
-        assert [p.pop("known") for p in view["table"]["players"]] == known[viewer]
+        assert view.pop("known") == known[viewer]
         assert "QC" not in str(view)
         shown = t.shown(first[0], viewer)
         assert is_sealed(shown["data"]["card"])
@@ -510,7 +510,7 @@ def test_the_view_shows_what_the_public_log_tells_of_each_seats_cards():
     t = make([spades("A", "K", "Q", "J", "10", "9"), hearts("K", "8", "9", "10", "J")])
     play(t, (0, "AS"), (1, "8H"))
     for viewer in (0, 1, None):
-        me, other = (p["known"] for p in t.view(viewer)["table"]["players"])
+        me, other = t.view(viewer)["known"]
         assert me == {
             "fresh": 1,  # 9S: the hand drew 10S after the trick
             "blind": sorted(spades("K", "Q", "J", "10", "9")),
@@ -525,5 +525,5 @@ def test_the_view_shows_what_the_public_log_tells_of_each_seats_cards():
         }
     gathered = make([spades(*EXPRESS), hearts(*EXPRESS)], gather="random")
     play(gathered, (0, "AS"), (1, "KH"))
-    known = gathered.view(1)["table"]["players"][0]["known"]
+    known = gathered.view(1)["known"][0]
     assert known["under"] is None and known["seen"] == ["AS", "KH"]  # the order is drawn, hidden

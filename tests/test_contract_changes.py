@@ -34,10 +34,12 @@ ALLOWED = [
     "/components/schemas: +HintPending",
     "/paths//v1/games/{game_id}/hint/get/responses: +202",
     "/paths//v1/games/{game_id}/hint/get/summary: *",
-    # what the public log tells of each seat's cards, in the Bataille and BATAYO tables
+    # what the public log tells of each seat's cards: in the Bataille table; in BATAYO, a part
+    # of the view of its own, computed only when read (a bot seldom reads it)
     "BatailleTable/properties/players/items/properties: +known_pack",
     "BatailleTable/properties/players/items/properties: +known_won",
-    "BatayoTable/properties/players/items/properties: +known",
+    "BatayoView/properties: +known",
+    'BatayoView/required: [*"skippable"] -> [*"skippable", "known"]',
 ]
 
 

@@ -199,7 +199,8 @@ class Game:
     `seat_taken`, `ended`) are the framework's. `bot_patience(state, seat)`: seconds an awaited
     bot waits before it plays, so that a person it plays with may choose first.
     `seats_out(state)`: the seats eliminated while the game goes on (none in a game without
-    eliminations), so the service knows when no person is left playing.
+    eliminations), so the service knows when no person is left playing. `knowledge(state)`:
+    what the public log tells of every seat's cards (the view's `known`, in games that have it).
 
     For the contract (`service.api.openapi`): `table_shape` is what `view` returns, `result_shape`
     the fields the game adds to `result` (or narrows: its `reason`s), `problems` the codes its
@@ -234,6 +235,10 @@ class Game:
     summarize: Callable[[list[dict]], dict] | None = None
     bot_patience: Callable[[dict, Seat], float] | None = None
     seats_out: Callable[[dict], list[Seat]] | None = None
+    # what the public log tells of each seat's cards, by seat (the view's `known`, computed
+    # only when read: most bots never read it); `knowledge_shape` its contract
+    knowledge: Callable[[dict], list[dict] | None] | None = None
+    knowledge_shape: Shape | None = None
     # the result when the game reaches its event budget (reason `event_limit`;
     # docs/rules/common.md#event-budget: "ends the same way" as at `max_rounds`); none: a draw
     over_budget: Callable[[dict], dict] | None = None

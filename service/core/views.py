@@ -59,7 +59,11 @@ _FIELDS: dict[str, Callable[[dict, int | None], Any]] = {
 
 
 def game_view(state: dict, seat: int | None) -> dict:
-    return {key: field(state, seat) for key, field in _FIELDS.items()}
+    out = {key: field(state, seat) for key, field in _FIELDS.items()}
+    knowledge = game_of(state).knowledge
+    if knowledge is not None:
+        out["known"] = knowledge(state)
+    return out
 
 
 class LazyView(Mapping):
@@ -85,23 +89,28 @@ class LazyView(Mapping):
         got = self._got
         if key in got:  # most reads are first reads: no KeyError to raise and catch
             return got[key]
-        if key == "legal_actions":  # `legal_actions` of state.py, from the seats awaited
+        if key == "known":  # the game's public knowledge: only in games that have it
+            knowledge = (self._game or game_of(self._state)).knowledge
+            if knowledge is None:
+                raise KeyError(key)
+            value: Any = knowledge(self._state)
+        elif key == "legal_actions":  # `legal_actions` of state.py, from the seats awaited
             seat = self._seat
             game = self._game or game_of(self._state)
             awaited = seat is not None and seat in self["to_move"]
-            value: Any = (
-                game.legal_actions(self._state, seat) if awaited and seat is not None else []
-            )
+            value = game.legal_actions(self._state, seat) if awaited and seat is not None else []
         else:
             value = _FIELDS[key](self._state, self._seat)
         got[key] = value
         return value
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_FIELDS)
+        yield from _FIELDS
+        if (self._game or game_of(self._state)).knowledge is not None:
+            yield "known"
 
     def __len__(self) -> int:
-        return len(_FIELDS)
+        return sum(1 for _ in self)
 
 
 _INTERNAL = ("digests",)

@@ -31,7 +31,7 @@ ALL_CARDS = [
 ]
 
 MAX_ACTIONS = 200
-BLIND = re.compile(r"\.players\[(\d+)\]\.known\.blind\[\d+\]$")
+BLIND = re.compile(r"\.known\[(\d+)\]\.blind\[\d+\]$")
 
 
 # -- what each viewer may know, from the rules -------------------------------------------------

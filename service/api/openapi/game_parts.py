@@ -80,6 +80,18 @@ def _result(game: Game, prefix: str) -> dict:
 
 
 def _view(game: Game, p: str) -> dict:
+    out = _common_view(game, p)
+    if game.knowledge_shape is not None:  # the game's public knowledge, by seat
+        out["required"].append("known")
+        out["properties"]["known"] = {
+            "anyOf": [game.knowledge_shape.schema(), {"type": "null"}],
+            "description": "what the public log tells of each seat's cards, one entry a seat "
+            "(null for a game stored before the game kept it)",
+        }
+    return out
+
+
+def _common_view(game: Game, p: str) -> dict:
     return {
         "type": "object",
         "description": f"A game of {game.title} as the caller may see it.",

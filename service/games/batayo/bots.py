@@ -68,8 +68,7 @@ def _world(view: Mapping, rng: BotRng) -> dict:
                 visible.add(e["card"])
     hands: list[list[str]] = []
     packs: list[list[str]] = []
-    for s, p in enumerate(players):
-        known = p["known"]
+    for s, (p, known) in enumerate(zip(players, view["known"], strict=True)):
         blind = [c for c in known["blind"] if c not in visible]
         seen = [c for c in known["seen"] if c not in visible]
         rng.shuffle(blind)
@@ -109,8 +108,8 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     table = {
         "packs": packs,
         "hands": hands,
-        "fresh": [p["known"]["fresh"] for p in players],
-        "blind": [list(p["known"]["blind"]) for p in players],
+        "fresh": [k["fresh"] for k in view["known"]],
+        "blind": [list(k["blind"]) for k in view["known"]],
         "out": [p["out"] for p in players],
         "put": put,
         "committed": committed,

@@ -141,7 +141,7 @@ _PUT = Obj(
     doc="a card on the table: `card` is null while the viewer may not see it; `from`: taken "
     "from that seat's hand",
 )
-_KNOWN = Obj(
+_KNOWN_SEAT = Obj(
     {
         "fresh": Int(0),
         "blind": CARDS,
@@ -153,6 +153,8 @@ _KNOWN = Obj(
     "`seen`, its other cards; `under`, with ordered gathering, its pack under the fresh cards, "
     "top first (null with random gathering)",
 )
+# the view's `known`: one entry a seat (docs/rules/batayo.md#rule-2)
+KNOWN = ListOf(_KNOWN_SEAT)
 _PLAYER = Obj(
     {
         "seat": SEAT,
@@ -165,7 +167,6 @@ _PLAYER = Obj(
         "committed": Bool(),
         "last_chance": Bool(),
         "table": ListOf(_PUT),
-        "known": Opt(_KNOWN),
     }
 )
 _REVEAL = Obj(REVEAL)

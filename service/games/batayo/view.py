@@ -22,6 +22,15 @@ def _entry(entry: dict, seat: int | None, owner: int) -> dict:
     return out
 
 
+def knowledge(state: dict) -> list[dict] | None:
+    """The view's `known`, seat by seat (None for a snapshot older than the public knowledge)."""
+    t = state["table"]
+    if "blind" not in t:
+        return None
+    ordered = state["options"]["gather"] == "ordered"
+    return [_known(t, s, ordered) for s in range(len(t["hands"]))]
+
+
 def _known(t: dict, s: int, ordered: bool) -> dict:
     """What every seat knows of seat `s`'s cards from the public log (docs/rules/batayo.md#rule-2):
     its pack starts as its own suit; every card played is revealed; the table's cards go
@@ -49,7 +58,6 @@ def _known(t: dict, s: int, ordered: bool) -> dict:
 
 def view(state: dict, seat: int | None) -> dict:
     t = state["table"]
-    ordered = state["options"]["gather"] == "ordered"
     players = []
     for s in range(len(t["hands"])):
         players.append(
@@ -70,8 +78,6 @@ def view(state: dict, seat: int | None) -> dict:
                 "table": [_entry(e, seat, s) for e in t["put"][s]],
             }
         )
-        if "blind" in t:  # a snapshot older than the public knowledge has none
-            players[-1]["known"] = _known(t, s, ordered)
     out = {
         "phase": t["phase"] if state["status"] == "playing" else "over",
         "trick": t["trick"],
