@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import secrets
@@ -10,7 +11,27 @@ import sys
 import click
 
 
-@click.group()
+class _Commands(click.Group):
+    """The commands, those of their own module loaded only when called (click's lazy group):
+    `batayo simulate` starts without the settings, the replay's client or the report."""
+
+    LAZY = {
+        "balance": "service.cli.balancing:balance",
+        "replay": "service.cli.replay:replay",
+        "settings": "service.cli.showing:settings",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            module, attribute = self.LAZY[name].split(":")
+            return getattr(importlib.import_module(module), attribute)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands)
 def main() -> None:
     """batayo: an event-sourced card-game service."""
 
@@ -30,17 +51,27 @@ def _default(name: str):
     return lambda: getattr(_settings(), name)
 
 
+class _SettingOption(click.Option):
+    """An option whose default is a setting, named in --help: the settings are read only when
+    a command uses the option or shows its help."""
+
+    def __init__(self, *args, setting: str, **kwargs) -> None:
+        self.setting = setting
+        super().__init__(*args, default=_default(setting), show_default=True, **kwargs)
+
+    def get_help_extra(self, ctx: click.Context) -> dict:
+        from ..settings import Settings
+
+        declared = Settings.model_fields[self.setting]
+        extra = super().get_help_extra(ctx)
+        extra["default"] = f"{declared.validation_alias}, {declared.default}"
+        return extra
+
+
 def _grace(setting: str, help: str):
     """A stop's grace, in seconds (default: the setting `setting`)."""
-    from ..settings import Settings
-
-    env = Settings.model_fields[setting].validation_alias
     return click.option(
-        "--grace",
-        default=_default(setting),
-        show_default=f"{env}, {Settings.model_fields[setting].default}",
-        type=click.FloatRange(0.5),
-        help=help,
+        "--grace", cls=_SettingOption, setting=setting, type=click.FloatRange(0.5), help=help
     )
 
 
@@ -523,19 +554,6 @@ def keys_show() -> None:
         raise click.ClickException(f"no signing key at {path}: `batayo keys init` makes one")
     click.echo(f"# key {ring.kid}")
     click.echo(signing.pem(ring.private.public_key()), nl=False)
-
-
-def _register() -> None:
-    from .balancing import balance
-    from .replay import replay
-    from .showing import settings
-
-    main.add_command(balance)
-    main.add_command(replay)
-    main.add_command(settings)
-
-
-_register()
 
 
 if __name__ == "__main__":  # pragma: no cover
