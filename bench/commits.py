@@ -13,7 +13,8 @@ from its own checkout on one Redis server started for the run:
   bench/load.py for `--seconds`: the CPU gunicorn and Redis spent per action, and actions/s.
 - `fanout`: the same server with `--followers` spectators of one Bataille game, one action a
   second for `--seconds` (bench/streams.py's phase): the server's CPU per action delivered.
-- `simulate`: `batayo simulate` of each game (all greedy, a fixed seed, one process): its CPU.
+- `simulate`: the simulation of each game (all greedy, a fixed seed, one process), as `batayo
+  simulate` plays it: its CPU, and apart from it the CPU of the imports before the first game.
 
 A figure's ratio to the first commit is taken turn by turn; the median of those paired ratios
 is printed for each commit (below 1: cheaper than the first), with each commit's best turn.
@@ -24,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -134,24 +134,35 @@ def fanout(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, fl
     }
 
 
+# Run in the checkout under test: the command's start (its imports, until the first game can
+# be played), then each game's simulation in the same process, CPU seconds each.
+SIMULATE = r"""
+import json, sys, time
+start = time.process_time()
+from service.sim.simulate import simulate
+from service.core.registry import GAMES
+len(GAMES)  # the registry loads the games (and reads the settings) on first use
+out = {"start": time.process_time()}
+for game, games in json.loads(sys.argv[1]).items():
+    t = time.process_time()
+    simulate(game, games, {}, ["greedy"], bytes.fromhex("0b"), jobs=1)
+    out[game] = time.process_time() - t
+print(json.dumps(out))
+"""
+
+
 def simulate(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for game, games in SIMULATIONS.items():
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(
-            [
-                *(sys.executable, "-c", "from service.cli import main; main()", "simulate", game),
-                *("--games", str(games), "--seats", "greedy", "--seed", "0b", "--jobs", "1"),
-            ],
-            cwd=tree,
-            env=_env(tree),
-            capture_output=True,
-            check=True,
-        )
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        out[game] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    out["cpu_us"] = 1e6 * sum(out.values())
-    return out
+    out = subprocess.run(
+        [sys.executable, "-c", SIMULATE, json.dumps(SIMULATIONS)],
+        cwd=tree,
+        env=_env(tree),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(out.stdout)
+    got["cpu_us"] = 1e6 * sum(got[game] for game in SIMULATIONS)
+    return got
 
 
 MEASURES: dict[str, Callable[[Path, str, argparse.Namespace], dict[str, float]]] = {
@@ -164,7 +175,7 @@ WHAT = {
     "engine": "CPU per action (engine + Redis)",
     "http": "CPU per HTTP action (gunicorn + Redis)",
     "fanout": "server CPU per action fanned out to the spectators",
-    "simulate": "CPU of the simulations (" + ", ".join(SIMULATIONS) + ")",
+    "simulate": "CPU of the simulations (" + ", ".join(SIMULATIONS) + "), start apart",
 }
 
 
@@ -174,12 +185,12 @@ def rows(measure: str, runs: dict[str, list[dict]]) -> list[tuple[str, ...]]:
     first = next(iter(runs))
     parts = [("", "cpu_us")]
     if measure == "simulate":
-        parts += [(f" ({game})", game) for game in SIMULATIONS]
+        parts += [(f" ({game})", game) for game in [*SIMULATIONS, "start"]]
     out = []
     for label, key in parts:
         for commit, turns in runs.items():
             ratios = [t[key] / b[key] for t, b in zip(turns, runs[first], strict=True)]
-            best = min(t[key] for t in turns) * (1e6 if key in SIMULATIONS else 1)
+            best = min(t[key] for t in turns) * (1 if key == "cpu_us" else 1e6)
             extra = ""
             if measure == "http":
                 extra = f"; best actions/s {max(t['per_s'] for t in turns):,.0f}"
