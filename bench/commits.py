@@ -89,6 +89,11 @@ def checkout(commit: str, into: Path) -> Path:
     return into
 
 
+def _git(*args: str) -> str:
+    out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    return out.stdout.strip()
+
+
 def _env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree)}
 
@@ -215,6 +220,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10, help="http, fanout: a turn's length")
     parser.add_argument("--conns", type=int, default=8, help="http: the load's connections")
     parser.add_argument("--followers", type=int, default=2000, help="fanout: its spectators")
+    parser.add_argument(
+        "--name", default="commits", help="the result file's bench name (bench/results/NAME-...)"
+    )
     record.add_flag(parser)
     args = parser.parse_args()
     measures = args.measure.split(",")
@@ -246,9 +254,10 @@ def main() -> None:
         print(f"{args.turns} alternating turns; " + "; ".join(f"{m}: {WHAT[m]}" for m in measures))
         if args.out is not None:
             title = "The same work at each commit, paired turns"
-            data = {"commits": args.commits, "runs": runs, "what": WHAT}
+            resolved = {c: _git("rev-parse", f"{c}^{{commit}}") for c in args.commits}
+            data = {"commits": resolved, "runs": runs, "what": WHAT}
             record.record(
-                "commits",
+                args.name,
                 "bench/commits.py",
                 False,
                 [record.table(title, columns, table)],
