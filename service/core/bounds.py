@@ -24,6 +24,8 @@ IDEMPOTENCY_KEY_MAX = 200  # characters of an Idempotency-Key (and a socket's `k
 SOCKET_ID_MAX = 200  # characters of a socket `act` frame's id
 EVENTS_PAGE_MAX = 1000  # events in one page of /events (the replay asks for whole pages)
 TIES_PAGE_MAX = 500  # ties in one page of /ties
+DIGITS = "[0-9]+"  # a version written as text (the id of a server-sent message)
+POINTER = "(/[^/]*)+"  # a JSON Pointer (RFC 6901) of a sealed value, as an event lists them
 
 
 def whole(pattern: str) -> str:

@@ -12,8 +12,11 @@ from typing import Any
 from ...core.game import Game, Option
 from ...core.options import ADDED_LATER, options_of
 from ...core.shapes import ANY, Event, Opt
-from . import requests
-from .common import HEX64, SEALED, TIME, ref
+from . import common, requests
+from .common import ref
+
+# the shared shapes as schemas, until this module declares its parts as shapes too
+HEX64, SEALED, TIME = common.HEX64.schema(), common.SEALED.schema(), common.TIME.schema()
 
 LIFECYCLE = ("created", "seat_taken", "ended")
 
