@@ -127,7 +127,8 @@ class Choice(Shape):
 
     def _schema(self, sealed: dict | None) -> dict:
         kinds = {type(v) for v in self.values}
-        if kinds == {bool} and not self.enum:  # typed clients know booleans, not an enum of them
+        if kinds == {bool} and len(self.values) > 1 and not self.enum:  # typed clients know
+            # booleans, not an enum of them
             return {"type": "boolean"}
         out: dict[str, Any] = {"type": _JSON_TYPES[kinds.pop()]} if len(kinds) == 1 else {}
         if len(self.values) == 1 and not self.enum:
@@ -232,8 +233,8 @@ class Obj(Shape):
     def _schema(self, sealed: dict | None) -> dict:
         out: dict[str, Any] = {"type": "object"}
         if self.fields:  # an object of no fields says only what it allows besides
-            out["properties"] = {k: s.schema(sealed) for k, s in self.fields.items()}
             out["required"] = [k for k, s in self.fields.items() if not isinstance(s, Opt)]
+            out["properties"] = {k: s.schema(sealed) for k, s in self.fields.items()}
         if self.extra is not None:
             out["additionalProperties"] = self.extra
         if self.title:
@@ -308,9 +309,10 @@ class Ref(Shape):
 
 @dataclass(frozen=True)
 class AnyOf(Shape):
-    """A value of any of these shapes."""
+    """A value of any of these shapes (`one`: of exactly one, JSON Schema's oneOf)."""
 
     of: tuple[Shape, ...]
+    one: bool = False
 
     def check(self, value: Any, where: str) -> Any:
         errors = []
@@ -322,13 +324,52 @@ class AnyOf(Shape):
         raise ShapeError(" or ".join(errors))
 
     def _schema(self, sealed: dict | None) -> dict:
-        return {"anyOf": [s.schema(sealed) for s in self.of]}
+        return {"oneOf" if self.one else "anyOf": [s.schema(sealed) for s in self.of]}
+
+
+@dataclass(frozen=True)
+class Tagged(Shape):
+    """An object that is one of the components `cases`, told apart by its field `tag` (each
+    case's value of it; the contract's discriminator)."""
+
+    tag: str
+    cases: Mapping[Any, Ref]
+
+    def check(self, value: Any, where: str) -> Any:
+        if not isinstance(value, dict) or value.get(self.tag) not in self.cases:
+            allowed = ", ".join(map(str, self.cases))
+            raise ShapeError(f"{where + '.' if where else ''}{self.tag}: must be one of {allowed}")
+        return self.cases[value[self.tag]].check(value, where)
+
+    def _schema(self, sealed: dict | None) -> dict:
+        refs = {v: case.schema(sealed) for v, case in self.cases.items()}
+        return {
+            "oneOf": list(refs.values()),
+            "discriminator": {
+                "propertyName": self.tag,
+                "mapping": {v: r["$ref"] for v, r in refs.items()},
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Default(Shape):
+    """A value of the shape `of` that is `value` when left out (the schema says so)."""
+
+    of: Shape
+    value: Any
+
+    def check(self, value: Any, where: str) -> Any:
+        return self.of.check(value, where)
+
+    def _schema(self, sealed: dict | None) -> dict:
+        return {**self.of.schema(sealed), "default": self.value}
 
 
 @dataclass(frozen=True)
 class Types(Shape):
     """A value of one of these JSON types (`"integer"`, `"null"`...), its text at most `max`
-    characters: a bare union, written as JSON Schema's list of types."""
+    characters: a bare union, written as JSON Schema's list of types (or its one type)."""
 
     names: tuple[str, ...]
     max: int | None = None
@@ -341,7 +382,7 @@ class Types(Shape):
         return value
 
     def _schema(self, sealed: dict | None) -> dict:
-        out: dict[str, Any] = {"type": list(self.names)}
+        out: dict[str, Any] = {"type": list(self.names) if len(self.names) > 1 else self.names[0]}
         if self.max is not None:
             out["maxLength"] = self.max
         return out
