@@ -4,6 +4,8 @@ the games' own vocabulary, each bound from core/bounds.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...core import bounds
 from ...core.advice import HINT_CODES
 from ...core.shapes import (
@@ -33,6 +35,7 @@ def ref(name: str) -> dict:
 
 
 STRING = Text(None)  # text of any length: what the server writes
+OBJECT = Obj(extra=None)  # any object
 INT = Int()
 BOOL = Bool()
 INT_OR_NULL = Types(("integer", "null"))
@@ -42,6 +45,7 @@ SEALED = Ref("Sealed")
 SEAT_NUMBER = Int(0)
 VERSION = Int(1)
 ED25519 = Choice(("Ed25519",))
+IDEMPOTENCY_KEY = Text(bounds.IDEMPOTENCY_KEY_MAX, min=1)
 KEY_ID = Pattern(bounds.KEY_ID, doc="the first 16 hex digits of SHA-256 of the raw public key")
 
 HEALTH_PARTS: dict[str, Shape] = {
@@ -426,10 +430,8 @@ def _socket() -> dict[str, Shape]:
                 "id": Ref("SocketId"),
                 "if_match": Opt(Int(0, doc="only at this version, as `If-Match` (else 412)")),
                 "key": Opt(
-                    Text(
-                        bounds.IDEMPOTENCY_KEY_MAX,
-                        min=1,
-                        doc="as `Idempotency-Key`: the same key answers the same",
+                    replace(
+                        IDEMPOTENCY_KEY, doc="as `Idempotency-Key`: the same key answers the same"
                     )
                 ),
             },

@@ -37,6 +37,7 @@ from .common import (
     BOOL,
     HEX64,
     INT_OR_NULL,
+    OBJECT,
     SEALED,
     SEAT_NUMBER,
     STRING,
@@ -47,7 +48,6 @@ from .common import (
 LIFECYCLE = ("created", "seat_taken", "ended")
 COUNT = Int(0)  # rounds played
 NULL = Types(("null",))
-OBJECT = Obj(extra=None)  # any object: what a game that declares no shape of its own has
 
 
 def camel(name: str) -> str:
