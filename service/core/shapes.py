@@ -147,10 +147,9 @@ class Text(Shape):
     format: str | None = None  # its kind, for readers of the contract (`date-time`); unchecked
 
     def check(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise ShapeError(f"{where}: must be text")
-        if self.max is not None and len(value) > self.max:
-            raise ShapeError(f"{where}: must be text of at most {self.max} characters")
+        if not isinstance(value, str) or (self.max is not None and len(value) > self.max):
+            most = "" if self.max is None else f" of at most {self.max} characters"
+            raise ShapeError(f"{where}: must be text{most}")
         if len(value) < self.min:
             raise ShapeError(f"{where}: must be text of at least {self.min} characters")
         return value
