@@ -20,6 +20,19 @@ from service.api.openapi.game_parts import camel
 from service.api.schemas import Join, SeatIn
 from service.core import bounds, plain, signing, verify
 from service.core.options import options_of
+from service.core.shapes import (
+    AnyOf,
+    Choice,
+    Default,
+    Int,
+    Json,
+    ListOf,
+    Obj,
+    Opt,
+    ShapeError,
+    Text,
+    Types,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = build(builtin())
@@ -136,3 +149,48 @@ def test_a_bound_matches_the_whole_text(check, text):
     """In Python, `$` matches before a final newline: the checks match whole strings."""
     assert check(text)
     assert not check(text + "\n")
+
+
+# shapes as the contract's shared parts declare them (service/api/openapi/common.py): the check
+# takes a value exactly when the schema does
+DECLARED = [
+    Text(None),
+    Text(3, min=1),
+    Text(None, format="date-time", doc="a time", examples=("2026-11-29T22:53:26Z",)),
+    Choice((2,), enum=True),
+    Choice((True,)),
+    Choice((True,), enum=True),
+    Types(("integer", "null")),
+    Types(("string", "integer"), max=3),
+    Types(("null",)),
+    AnyOf((Int(0), Choice(("bot", "clock")))),
+    AnyOf((ListOf(Text(None)), Int(0, 1)), one=True),
+    Obj(),
+    Obj(extra=None),
+    Obj({"a": Int(), "b": Opt(Text(None))}, extra=None),
+    Obj({"a": Int(), "b": Opt(Text(None))}, extra=True),
+    Default(Int(0, 3), 1),
+]
+VALUES = [None, True, False, 0, 1, 3, -1, "", "a", "abcd", "bot", ["a"], [1], {}, {"a": 1}]
+VALUES += [{"a": 1, "b": "x"}, {"a": 1, "c": 2}, {"b": "x"}, {"a": "1"}]
+
+
+@pytest.mark.parametrize("shape", DECLARED, ids=lambda s: type(s).__name__)
+def test_a_declared_part_checks_what_its_schema_accepts(shape):
+    schema = jsonschema_rs.Draft202012Validator(shape.schema())
+    for value in VALUES:
+        try:
+            shape.check(value, "value")
+            checked = True
+        except ShapeError:
+            checked = False
+        assert checked == schema.is_valid(value), value
+
+
+def test_json_text_is_checked_as_the_shape_it_holds():
+    data = Json(Obj({"id": Int(1)}))
+    assert data.check('{"id": 3}', "data") == '{"id": 3}'
+    for wrong in ['{"id": 0}', "{", 3]:
+        with pytest.raises(ShapeError):
+            data.check(wrong, "data")
+    assert data.schema()["contentSchema"]["required"] == ["id"]

@@ -21,7 +21,7 @@ from ..core.state import SHOWN_STATUSES
 
 # A number written as text (a header, a query argument): ASCII digits only ("²".isdigit() is
 # true, and int("²") raises), at most bounds.DIGITS_MAX of them (a version, a length, a count).
-DIGITS_PATTERN = bounds.whole(f"[0-9]{{1,{bounds.DIGITS_MAX}}}")
+DIGITS_PATTERN = bounds.whole(bounds.NUMBER)
 DIGITS = re.compile(DIGITS_PATTERN)
 
 

@@ -8,6 +8,7 @@ generated from the same declarations (`to_schema`, JSON Schema as OpenAPI 3.1 ta
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,16 +23,30 @@ class ShapeError(ValueError):
     """A value that does not have its declared shape; the message says why, in words."""
 
 
+@dataclass(frozen=True)
 class Shape:
     """A kind of JSON value: `check` returns the value or raises ShapeError; `schema` is its
     JSON Schema. `schema(sealed)` with the schema of a sealed value is the value as served to a
     caller, where each `Hidden` part may be sealed instead; without it, the value in clear (a
-    request body, or what its own seat sees)."""
+    request body, or what its own seat sees). Any shape may say what it is in words (`doc`, the
+    schema's description) and give `examples`. `Shape()` itself is any value."""
+
+    doc: str = field(default="", kw_only=True)
+    examples: tuple[Any, ...] = field(default=(), kw_only=True)
 
     def check(self, value: Any, where: str) -> Any:
         return value
 
     def schema(self, sealed: dict | None = None) -> dict:
+        out = self._schema(sealed)
+        if self.doc:
+            out["description"] = self.doc
+        if self.examples:
+            out["examples"] = list(self.examples)
+        return out
+
+    def _schema(self, sealed: dict | None) -> dict:
+        """The schema without the words and examples every shape may add."""
         return {}
 
 
@@ -59,7 +74,7 @@ class Card(Shape):
             )
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         return {"type": "string", "pattern": CARD_RE.pattern, "examples": ["QH"]}
 
 
@@ -70,7 +85,7 @@ class Suit(Shape):
             raise ShapeError(f"{where}: must be one of S, H, D, C")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         return {"type": "string", "enum": list(SUITS)}
 
 
@@ -89,7 +104,7 @@ class Int(Shape):
             raise ShapeError(f"{where}: must be between {self.min} and {self.max}")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         out: dict[str, Any] = {"type": "integer"}
         if self.min is not None:
             out["minimum"] = self.min
@@ -101,6 +116,7 @@ class Int(Shape):
 @dataclass(frozen=True)
 class Choice(Shape):
     values: tuple[Any, ...]
+    enum: bool = False  # an `enum` even of one value (else a `const`)
 
     def check(self, value: Any, where: str) -> Any:
         for v in self.values:  # a loop, not any(...): every action's type goes through it
@@ -109,12 +125,13 @@ class Choice(Shape):
         allowed = ", ".join(map(str, self.values))
         raise ShapeError(f"{where}: must be one of {allowed}")
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         kinds = {type(v) for v in self.values}
-        if kinds == {bool}:  # typed clients know booleans, not an enum of them
+        # typed clients know booleans, not an enum of them (one boolean is a const)
+        if kinds == {bool} and len(self.values) > 1 and not self.enum:
             return {"type": "boolean"}
         out: dict[str, Any] = {"type": _JSON_TYPES[kinds.pop()]} if len(kinds) == 1 else {}
-        if len(self.values) == 1:
+        if len(self.values) == 1 and not self.enum:
             out["const"] = self.values[0]
         else:
             out["enum"] = list(self.values)
@@ -123,15 +140,29 @@ class Choice(Shape):
 
 @dataclass(frozen=True)
 class Text(Shape):
-    max: int = 200
+    """Text of `min` to `max` characters (`max` None: any length)."""
+
+    max: int | None = 200
+    min: int = 0
+    format: str | None = None  # its kind, for readers of the contract (`date-time`); unchecked
 
     def check(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or len(value) > self.max:
-            raise ShapeError(f"{where}: must be text of at most {self.max} characters")
+        if not isinstance(value, str) or (self.max is not None and len(value) > self.max):
+            most = "" if self.max is None else f" of at most {self.max} characters"
+            raise ShapeError(f"{where}: must be text{most}")
+        if len(value) < self.min:
+            raise ShapeError(f"{where}: must be text of at least {self.min} characters")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
-        return {"type": "string", "maxLength": self.max}
+    def _schema(self, sealed: dict | None) -> dict:
+        out: dict[str, Any] = {"type": "string"}
+        if self.min:
+            out["minLength"] = self.min
+        if self.max is not None:
+            out["maxLength"] = self.max
+        if self.format:
+            out["format"] = self.format
+        return out
 
 
 @dataclass(frozen=True)
@@ -141,7 +172,7 @@ class Bool(Shape):
             raise ShapeError(f"{where}: must be true or false")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         return {"type": "boolean"}
 
 
@@ -152,7 +183,7 @@ class Nullable(Shape):
     def check(self, value: Any, where: str) -> Any:
         return None if value is None else self.of.check(value, where)
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         inner = self.of.schema(sealed)
         return {"anyOf": [inner, {"type": "null"}]} if inner else {}
 
@@ -167,7 +198,7 @@ class ListOf(Shape):
             raise ShapeError(f"{where}: must be a list")
         return [self.of.check(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         out: dict[str, Any] = {"type": "array", "items": self.of.schema(sealed)}
         if self.max is not None:
             out["maxItems"] = self.max
@@ -176,18 +207,17 @@ class ListOf(Shape):
 
 @dataclass(frozen=True)
 class Obj(Shape):
-    """An object with these fields (an `Opt` field may be absent); nothing else."""
+    """An object with these fields (an `Opt` field may be absent); nothing else, unless `extra`."""
 
-    fields: Mapping[str, Shape]
+    fields: Mapping[str, Shape] = field(default_factory=dict)
     title: str | None = None
-    extra: bool = False  # other fields allowed (an open object)
-    doc: str = ""
+    extra: bool | None = False  # True: other fields allowed; None: too, the schema silent on it
 
     def check(self, value: Any, where: str) -> dict:
         if not isinstance(value, dict):
             raise ShapeError(f"{where}: must be an object")
         unknown = [k for k in value if k not in self.fields]
-        if unknown and not self.extra:
+        if unknown and self.extra is False:
             raise ShapeError(f"{where}: unknown field {unknown[0]!r}")
         out = dict(value)
         for name, shape in self.fields.items():
@@ -197,17 +227,15 @@ class Obj(Shape):
                 raise ShapeError(f"{where + '.' if where else ''}{name}: required")
         return out
 
-    def schema(self, sealed: dict | None = None) -> dict:
-        out: dict[str, Any] = {
-            "type": "object",
-            "properties": {k: s.schema(sealed) for k, s in self.fields.items()},
-            "required": [k for k, s in self.fields.items() if not isinstance(s, Opt)],
-            "additionalProperties": self.extra,
-        }
+    def _schema(self, sealed: dict | None) -> dict:
+        out: dict[str, Any] = {"type": "object"}
+        if self.fields:  # an object of no fields says only what it allows besides
+            out["required"] = [k for k, s in self.fields.items() if not isinstance(s, Opt)]
+            out["properties"] = {k: s.schema(sealed) for k, s in self.fields.items()}
+        if self.extra is not None:
+            out["additionalProperties"] = self.extra
         if self.title:
             out["title"] = self.title
-        if self.doc:
-            out["description"] = self.doc
         return out
 
 
@@ -220,7 +248,7 @@ class Opt(Shape):
     def check(self, value: Any, where: str) -> Any:
         return self.of.check(value, where)
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         return self.of.schema(sealed)
 
 
@@ -229,7 +257,6 @@ class Pattern(Shape):
     """Text matching a regular expression (hex digests, ids, times)."""
 
     regex: str
-    example: str | None = None
     format: str | None = None
 
     def check(self, value: Any, where: str) -> str:
@@ -237,12 +264,10 @@ class Pattern(Shape):
             raise ShapeError(f"{where}: must match {self.regex}")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         out: dict[str, Any] = {"type": "string", "pattern": f"^{self.regex}$"}
         if self.format:
             out["format"] = self.format
-        if self.example:
-            out["examples"] = [self.example]
         return out
 
 
@@ -262,14 +287,133 @@ class MapOf(Shape):
             self.of.check(v, f"{where}.{k}")
         return value
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         out: dict[str, Any] = {"type": "object", "additionalProperties": self.of.schema(sealed)}
         if self.keys != ".*":
             out["propertyNames"] = {"pattern": f"^{self.keys}$"}
         return out
 
 
+@dataclass(frozen=True)
+class Ref(Shape):
+    """The contract's component `name`, by reference; not checked here (any value passes)."""
+
+    name: str
+
+    def _schema(self, sealed: dict | None) -> dict:
+        return {"$ref": f"#/components/schemas/{self.name}"}
+
+
+@dataclass(frozen=True)
+class AnyOf(Shape):
+    """A value of any of these shapes."""
+
+    of: tuple[Shape, ...]
+    one: bool = False  # the schema says "of exactly one" (oneOf); the check takes the first
+
+    def check(self, value: Any, where: str) -> Any:
+        errors = []
+        for shape in self.of:
+            try:
+                return shape.check(value, where)
+            except ShapeError as exc:
+                errors.append(str(exc))
+        raise ShapeError(" or ".join(errors))
+
+    def _schema(self, sealed: dict | None) -> dict:
+        return {"oneOf" if self.one else "anyOf": [s.schema(sealed) for s in self.of]}
+
+
+@dataclass(frozen=True)
+class Tagged(Shape):
+    """One of the components `cases`, told apart by the value of its field `tag`."""
+
+    tag: str
+    cases: Mapping[Any, Ref]
+
+    def check(self, value: Any, where: str) -> Any:
+        if not isinstance(value, dict) or value.get(self.tag) not in self.cases:
+            allowed = ", ".join(map(str, self.cases))
+            raise ShapeError(f"{where + '.' if where else ''}{self.tag}: must be one of {allowed}")
+        return self.cases[value[self.tag]].check(value, where)
+
+    def _schema(self, sealed: dict | None) -> dict:
+        refs = {v: case.schema(sealed) for v, case in self.cases.items()}
+        return {
+            "oneOf": list(refs.values()),
+            "discriminator": {
+                "propertyName": self.tag,
+                "mapping": {v: r["$ref"] for v, r in refs.items()},
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Default(Shape):
+    """A value of the shape `of` that is `value` when left out (the schema says so)."""
+
+    of: Shape
+    value: Any
+
+    def check(self, value: Any, where: str) -> Any:
+        return self.of.check(value, where)
+
+    def _schema(self, sealed: dict | None) -> dict:
+        return {**self.of.schema(sealed), "default": self.value}
+
+
+@dataclass(frozen=True)
+class Types(Shape):
+    """A value of one of these JSON types (`"integer"`, `"null"`...), its text at most `max`."""
+
+    names: tuple[str, ...]
+    max: int | None = None
+
+    def check(self, value: Any, where: str) -> Any:
+        if not any(_JSON_TYPE_CHECKS[n](value) for n in self.names):
+            raise ShapeError(f"{where}: must be {' or '.join(self.names)}")
+        if isinstance(value, str) and self.max is not None and len(value) > self.max:
+            raise ShapeError(f"{where}: must be text of at most {self.max} characters")
+        return value
+
+    def _schema(self, sealed: dict | None) -> dict:
+        out: dict[str, Any] = {"type": list(self.names) if len(self.names) > 1 else self.names[0]}
+        if self.max is not None:
+            out["maxLength"] = self.max
+        return out
+
+
+@dataclass(frozen=True)
+class Json(Shape):
+    """Text holding a JSON value of the shape `of` (the `data:` line of a server-sent event)."""
+
+    of: Shape
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise ShapeError(f"{where}: must be text")
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise ShapeError(f"{where}: must be JSON ({exc})") from None
+        self.of.check(parsed, where)
+        return value
+
+    def _schema(self, sealed: dict | None) -> dict:
+        return {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": self.of.schema(sealed),
+        }
+
+
 _JSON_TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
+_JSON_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: _is_int(whole(v)),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
 ANY = Shape()
 CARDS = ListOf(Card())
 SEAT = Int(0, 15)
@@ -306,7 +450,7 @@ class Hidden(Shape):
     def check(self, value: Any, where: str) -> Any:
         return self.of.check(value, where)
 
-    def schema(self, sealed: dict | None = None) -> dict:
+    def _schema(self, sealed: dict | None) -> dict:
         """In clear, the value's own schema; as served, each part that may be sealed is the
         value or its seal (or null: a game of FAIRNESS version 1 served hidden values as null)."""
         if sealed is None:

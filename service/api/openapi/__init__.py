@@ -14,6 +14,7 @@ from typing import Any
 
 from ...core.game import Game
 from ...core.registry import GAMES
+from ...core.shapes import AnyOf, Ref, Shape, Tagged
 from ..problems import FRAMEWORK
 from . import common, game_parts, paths, requests
 
@@ -51,38 +52,24 @@ def build(offered: Mapping[str, Game]) -> dict:
     for game in offered.values():
         schemas.update(game_parts.components(game))
 
-    def union(role: str, how: str = "anyOf") -> dict:
-        return {how: [common.ref(n[role]) for n in names.values()]}
+    def union(role: str, one: bool = False, doc: str = "") -> Shape:
+        return AnyOf(tuple(Ref(n[role]) for n in names.values()), one=one, doc=doc)
 
-    def by_game(role: str) -> dict:
-        return {g: f"#/components/schemas/{n[role]}" for g, n in names.items()}
+    def by_game(role: str) -> Shape:
+        return Tagged("game", {g: Ref(n[role]) for g, n in names.items()})
 
-    game_mapping, create_mapping = by_game("View"), by_game("Create")
-    schemas.update(
-        {
-            "GameView": {
-                **union("View", "oneOf"),
-                "discriminator": {"propertyName": "game", "mapping": game_mapping},
-            },
-            "CreateGame": {
-                **union("Create", "oneOf"),
-                "discriminator": {"propertyName": "game", "mapping": create_mapping},
-            },
-            # a game's action types may share a name with another game's: told apart by the game
-            "Action": {**union("Action"), "description": "one of your view's `legal_actions`"},
-            "Event": union("Event"),
-            "Result": union("Result"),
-            "EventsPage": {
-                **union("EventsPage", "oneOf"),
-                "discriminator": {"propertyName": "game", "mapping": by_game("EventsPage")},
-            },
-            "Export": {
-                **union("Export", "oneOf"),
-                "discriminator": {"propertyName": "game", "mapping": by_game("Export")},
-            },
-            "ActionResult": union("ActionResult", "oneOf"),
-        }
-    )
+    every_game = {
+        "GameView": by_game("View"),
+        "CreateGame": by_game("Create"),
+        # a game's action types may share a name with another game's: told apart by the game
+        "Action": union("Action", doc="one of your view's `legal_actions`"),
+        "Event": union("Event"),
+        "Result": union("Result"),
+        "EventsPage": by_game("EventsPage"),
+        "Export": by_game("Export"),
+        "ActionResult": union("ActionResult", one=True),
+    }
+    schemas.update({name: shape.schema() for name, shape in every_game.items()})
     create_examples, action_examples = _examples(offered)
     titles = ", ".join(g.title for g in offered.values())
     return {

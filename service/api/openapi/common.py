@@ -1,477 +1,479 @@
 """The parts of the contract every game shares: ids, seats, events' envelope, problems, lists,
-verification, ties, the export, the stream's messages."""
+verification, ties, the export, the stream's messages; declared as shapes (core/shapes.py),
+the games' own vocabulary, each bound from core/bounds.py."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from ...core import bounds
 from ...core.advice import HINT_CODES
-from ...core.bounds import whole
+from ...core.shapes import (
+    AnyOf,
+    Bool,
+    Choice,
+    Int,
+    Json,
+    ListOf,
+    MapOf,
+    Nullable,
+    Obj,
+    Opt,
+    Pattern,
+    Ref,
+    Shape,
+    Text,
+    Types,
+)
 from ...core.state import SHOWN_STATUSES
 from ...core.texts import LANGS
 
-HEALTH_PARTS = {
-    "store": {"type": "string", "enum": ["ok", "down"]},
-    "queue": {
-        "type": "string",
-        "enum": ["ok", "down", "inline", "none"],
-        "description": "the job queue; `down` never makes /readyz answer 503",
-    },
-    "workers": {
-        "type": "string",
-        "enum": ["ok", "dead", "none", "inline", "unknown"],
-        "description": "`ok`: a worker beat lately; `dead`: every one stopped",
-    },
-}
-
 
 def ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
+    """The schema of a reference to the component `name`."""
+    return Ref(name).schema()
 
 
-HEX64 = {"type": "string", "pattern": whole(bounds.HEX64)}
-TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-29T22:53:26.123456Z"]}
-SEALED = ref("Sealed")
-SEAT_NUMBER = {"type": "integer", "minimum": 0}
+STRING = Text(None)  # text of any length: what the server writes
+OBJECT = Obj(extra=None)  # any object
+INT = Int()
+BOOL = Bool()
+INT_OR_NULL = Types(("integer", "null"))
+HEX64 = Pattern(bounds.HEX64)
+TIME = Text(None, format="date-time", examples=("2026-11-29T22:53:26.123456Z",))
+SEALED = Ref("Sealed")
+SEAT_NUMBER = Int(0)
+VERSION = Int(1)
+ED25519 = Choice(("Ed25519",))
+IDEMPOTENCY_KEY = Text(bounds.IDEMPOTENCY_KEY_MAX, min=1)
+KEY_ID = Pattern(bounds.KEY_ID, doc="the first 16 hex digits of SHA-256 of the raw public key")
 
-KEY_ID = {
-    "type": "string",
-    "pattern": whole(bounds.KEY_ID),
-    "description": "the first 16 hex digits of SHA-256 of the raw public key",
+HEALTH_PARTS: dict[str, Shape] = {
+    "store": Opt(Choice(("ok", "down"))),
+    "queue": Opt(
+        Choice(
+            ("ok", "down", "inline", "none"),
+            doc="the job queue; `down` never makes /readyz answer 503",
+        )
+    ),
+    "workers": Opt(
+        Choice(
+            ("ok", "dead", "none", "inline", "unknown"),
+            doc="`ok`: a worker beat lately; `dead`: every one stopped",
+        )
+    ),
 }
 
 
-def _object(props: dict, required: list[str] | None = None, **more: Any) -> dict:
+def _problem(codes: list[str]) -> dict[str, Shape]:
     return {
-        "type": "object",
-        "required": list(props) if required is None else required,
-        "properties": props,
-        "additionalProperties": False,
-        **more,
+        "type": Text(None, examples=("/problems/not_your_turn",)),
+        "title": STRING,
+        "status": Int(400, 599),
+        "detail": STRING,
+        "code": Choice(tuple(codes), enum=True, doc="stable, machine-readable"),
+        "errors": Opt(Ref("FieldErrors")),
+        "version": Opt(Int(doc="version_mismatch: the current version")),
+        "retry_after": Opt(Int(doc="rate_limited: seconds to wait")),
     }
 
 
 def schemas(codes: list[str], games: list[str]) -> dict[str, dict]:
     """The shared components; `codes`: every problem code, `games`: every game's name."""
-    seat_public = {
-        "seat": SEAT_NUMBER,
-        "name": {"type": "string"},
-        "bot": {"type": "string"},
-        "open": {"type": "boolean"},
-    }
-    problem_props = {
-        "type": {"type": "string", "examples": ["/problems/not_your_turn"]},
-        "title": {"type": "string"},
-        "status": {"type": "integer", "minimum": 400, "maximum": 599},
-        "detail": {"type": "string"},
-        "code": {"type": "string", "enum": codes, "description": "stable, machine-readable"},
-        "errors": ref("FieldErrors"),
-        "version": {"type": "integer", "description": "version_mismatch: the current version"},
-        "retry_after": {"type": "integer", "description": "rate_limited: seconds to wait"},
-    }
+    return {name: shape.schema() for name, shape in shapes(codes, games).items()}
+
+
+def shapes(codes: list[str], games: list[str]) -> dict[str, Shape]:
+    """The shared components, declared."""
     return {
-        "GameId": {
-            "type": "string",
-            "pattern": whole(bounds.GAME_ID),
-            "examples": ["3f2a9c0d1e4b5a67"],
-        },
-        "GameName": {"type": "string", "enum": games},
-        "Status": {"type": "string", "enum": list(SHOWN_STATUSES)},
-        "Sealed": {
-            **_object({"sealed": HEX64}),
-            "description": "a value the caller may not see (yet): its digest (FAIRNESS v2)",
-        },
-        "SealedPointers": {
-            "type": "array",
-            "items": {"type": "string", "pattern": "^(/[^/]*)+$"},
-            "description": "JSON pointers of the event's sealed values (FAIRNESS v2)",
-        },
-        "Openings": {
-            "type": "object",
-            "description": "pointer -> nonce (hex) of each sealed value the caller may see",
-            "additionalProperties": HEX64,
-        },
-        "Actor": {
-            "description": 'a seat, "bot", "clock" or "server"',
-            "anyOf": [SEAT_NUMBER, {"type": "string", "enum": ["bot", "clock", "server"]}],
-        },
-        "FieldErrors": {
-            "type": "object",
-            "description": "invalid_request: the messages, by field (list items by index)",
-            "additionalProperties": {
-                "anyOf": [{"type": "array", "items": {"type": "string"}}, ref("FieldErrors")]
-            },
-        },
-        "Problem": _object(
-            problem_props, ["type", "title", "status", "detail", "code"], description="RFC 9457"
-        ),
-        "Option": _object(
+        **_ids(games),
+        **_envelope(),
+        **_problems(codes),
+        **_games(),
+        **_fairness(),
+        **_ties(),
+        **_health(codes),
+        **_causes(),
+        **_stream(),
+        **_socket(),
+    }
+
+
+def _ids(games: list[str]) -> dict[str, Shape]:
+    """A game's id, its name, its status."""
+    return {
+        "GameId": Pattern(bounds.GAME_ID, examples=("3f2a9c0d1e4b5a67",)),
+        "GameName": Choice(tuple(games), enum=True),
+        "Status": Choice(SHOWN_STATUSES, enum=True),
+    }
+
+
+def _games() -> dict[str, Shape]:
+    """Rules, seats, the answers of create, join, lists and hints."""
+    return {
+        "Option": Obj(
             {
-                "name": {"type": "string"},
-                "type": {"type": "string", "enum": ["integer", "string", "boolean"]},
-                "default": {"type": ["integer", "string", "boolean", "null"]},
-                "choices": {"type": "array", "items": {"type": ["integer", "string", "boolean"]}},
-                "min": {"type": "integer"},
-                "max": {"type": "integer"},
-                "nullable": {"type": "boolean"},
-                "doc": {"type": "string"},
-                "docs": ref("RulesText"),
-            },
-            ["name", "type", "default", "nullable"],
+                "name": STRING,
+                "type": Choice(("integer", "string", "boolean")),
+                "default": Types(("integer", "string", "boolean", "null")),
+                "choices": Opt(ListOf(Types(("integer", "string", "boolean")))),
+                "min": Opt(INT),
+                "max": Opt(INT),
+                "nullable": BOOL,
+                "doc": Opt(STRING),
+                "docs": Opt(Ref("RulesText")),
+            }
         ),
-        "RulesText": _object(
-            {lang: {"type": "string"} for lang in LANGS},
-            ["en"],
-            description="words for people in each language the viewer speaks (English always)",
+        "RulesText": Obj(
+            {lang: STRING if lang == "en" else Opt(STRING) for lang in LANGS},
+            doc="words for people in each language the viewer speaks (English always)",
         ),
-        "GameRules": _object(
+        "GameRules": Obj(
             {
-                "id": ref("GameName"),
-                "title": {"type": "string"},
-                "seats": _object({"min": {"type": "integer"}, "max": {"type": "integer"}}),
-                "options": {"type": "array", "items": ref("Option")},
-                "bots": {"type": "array", "items": {"type": "string"}},
-                "traits": _object(
+                "id": Ref("GameName"),
+                "title": STRING,
+                "seats": Obj({"min": INT, "max": INT}),
+                "options": ListOf(Ref("Option")),
+                "bots": ListOf(STRING),
+                "traits": Obj(
                     {
-                        name: {"type": "boolean"}
+                        name: BOOL
                         for name in ("simultaneous", "hidden_information", "teams", "chance")
                     },
-                    description="what kind of game it is (each holds with some options)",
+                    doc="what kind of game it is (each holds with some options)",
                 ),
-                "rules": ref("RulesText"),
+                "rules": Opt(Ref("RulesText")),
             },
-            ["id", "title", "seats", "options", "bots", "traits"],
-            # the rules in words and more are added by the games' own pages
-        )
-        | {"additionalProperties": True},
-        "Rules": _object({"games": {"type": "array", "items": ref("GameRules")}}),
-        "SeedTicket": _object(
-            {
-                "ticket": {"type": "string"},
-                "seed_commitment": HEX64,
-                "expires_at": TIME,
-            }
+            extra=True,  # the rules in words and more are added by the games' own pages
         ),
-        "Seat": _object(
-            {**seat_public, "token": {"type": "string", "description": "shown once"}},
-            ["seat", "open"],
-        ),
-        "SeatStored": _object(
+        "Rules": Obj({"games": ListOf(Ref("GameRules"))}),
+        "SeedTicket": Obj({"ticket": STRING, "seed_commitment": HEX64, "expires_at": TIME}),
+        "Seat": Obj(
             {
                 "seat": SEAT_NUMBER,
-                "name": {"type": "string"},
-                "client_seed": {"type": ["string", "null"]},
-                "bot": {"type": "string"},
-                "open": {"type": "boolean"},
-            },
-            ["seat"],
-        ),
-        "Created": _object(
-            {
-                "id": ref("GameId"),
-                "game": ref("GameName"),
-                "version": {"type": "integer", "minimum": 1},
-                "status": ref("Status"),
-                "seed_commitment": HEX64,
-                "seats": {"type": "array", "items": ref("Seat")},
+                "name": Opt(STRING),
+                "bot": Opt(STRING),
+                "open": BOOL,
+                "token": Opt(Text(None, doc="shown once")),
             }
         ),
-        "Joined": _object(
+        "SeatStored": Obj(
             {
-                "id": ref("GameId"),
                 "seat": SEAT_NUMBER,
-                "token": {"type": "string"},
-                "version": {"type": "integer", "minimum": 1},
-                "status": ref("Status"),
+                "name": Opt(STRING),
+                "client_seed": Opt(Types(("string", "null"))),
+                "bot": Opt(STRING),
+                "open": Opt(BOOL),
             }
         ),
-        "GameSummary": _object(
+        "Created": Obj(
             {
-                "id": ref("GameId"),
-                "game": ref("GameName"),
-                "status": ref("Status"),
-                "version": {"type": "integer", "minimum": 1},
+                "id": Ref("GameId"),
+                "game": Ref("GameName"),
+                "version": VERSION,
+                "status": Ref("Status"),
+                "seed_commitment": HEX64,
+                "seats": ListOf(Ref("Seat")),
+            }
+        ),
+        "Joined": Obj(
+            {
+                "id": Ref("GameId"),
+                "seat": SEAT_NUMBER,
+                "token": STRING,
+                "version": VERSION,
+                "status": Ref("Status"),
+            }
+        ),
+        "GameSummary": Obj(
+            {
+                "id": Ref("GameId"),
+                "game": Ref("GameName"),
+                "status": Ref("Status"),
+                "version": VERSION,
                 "created_at": TIME,
-                "seats": {"type": "array", "items": ref("Seat")},
-                "result": {"anyOf": [ref("Result"), {"type": "null"}]},
+                "seats": ListOf(Ref("Seat")),
+                "result": Nullable(Ref("Result")),
             }
         ),
-        "GameList": _object(
-            {
-                "games": {"type": "array", "items": ref("GameSummary")},
-                "next_offset": {"type": ["integer", "null"]},
-            }
-        ),
-        "Hint": _object(
+        "GameList": Obj({"games": ListOf(Ref("GameSummary")), "next_offset": INT_OR_NULL}),
+        "Hint": Obj(
             {
                 "seat": SEAT_NUMBER,
-                "version": {"type": "integer"},
-                "action": {
-                    "anyOf": [ref("Action"), {"type": "null"}],
-                    "description": "a body to post to /actions; null when it is not your turn",
-                },
-                "reason": _object(
+                "version": INT,
+                "action": Nullable(
+                    Ref("Action"),
+                    doc="a body to post to /actions; null when it is not your turn",
+                ),
+                "reason": Obj(
                     {
-                        "code": {
-                            "type": "string",
-                            "enum": list(HINT_CODES),
-                            "description": "why, worded by the viewer in each language "
+                        "code": Choice(
+                            HINT_CODES,
+                            enum=True,
+                            doc="why, worded by the viewer in each language "
                             "(`hint:<code>` in strings.js)",
-                        },
-                        "params": {
-                            "type": "object",
-                            "description": "the code's values: `card` (one of your own), "
+                        ),
+                        "params": Obj(
+                            extra=None,
+                            doc="the code's values: `card` (one of your own), "
                             "`choices`, `face`, `tricks`, `suit`, `action`",
-                        },
+                        ),
                     }
                 ),
             }
         ),
-        "HintPending": _object(
+        "HintPending": Obj(
+            {"seat": SEAT_NUMBER, "version": INT, "pending": Choice((True,), enum=True)}
+        ),
+        "Skipped": Obj(
             {
-                "seat": SEAT_NUMBER,
-                "version": {"type": "integer"},
-                "pending": {"type": "boolean", "enum": [True]},
+                "id": Ref("GameId"),
+                "version": Int(doc="the game's version when asked"),
+                "bot_pace_ms": Choice((0,), doc="the bots now play the rest at full speed"),
             }
         ),
-        "Skipped": _object(
+    }
+
+
+def _health(codes: list[str]) -> dict[str, Shape]:
+    """What /healthz and /readyz answer."""
+    return {
+        "Health": Obj({"status": STRING, **HEALTH_PARTS}, extra=None),
+        "NotReady": Obj(
+            {**_problem(codes), **HEALTH_PARTS},
+            doc="RFC 9457, with the states of the store, the job queue and the workers",
+        ),
+    }
+
+
+def _fairness() -> dict[str, Shape]:
+    """Verification and the signing keys."""
+    return {
+        "Verification": Obj(
             {
-                "id": ref("GameId"),
-                "version": {"type": "integer", "description": "the game's version when asked"},
-                "bot_pace_ms": {
-                    "type": "integer",
-                    "const": 0,
-                    "description": "the bots now play the rest at full speed",
-                },
+                "status": Choice(
+                    ("ok", "v1", "incomplete", "failed"),
+                    doc="the log's own checks. v1: a log of fairness version 1, checked as far"
+                    " as version 1 can say, never ok; incomplete: the game runs, what could be"
+                    " checked so far held",
+                ),
+                "ok": BOOL,
+                "fairness": INT_OR_NULL,
+                "checked": MapOf(Types(("integer", "boolean"))),
+                "version": Types(("integer", "null"), doc="the first that fails"),
+                "reason": Types(("string", "null")),
+                "events": INT,
+                "draws_checked": INT,
+                "seed_revealed": BOOL,
+                "test_game": Bool(doc="a fixed seed or deal: never fair"),
+                "verdict": Choice(
+                    ("ok", "unsigned", "v1", "incomplete", "failed"),
+                    doc="the log's checks and its signature together (`batayo verify` exits 0,"
+                    " 4, 5, 3, 1 for them). ok: sound, and signed by this server's key;"
+                    " unsigned: sound, but no key of this server signed it",
+                ),
+                "signature": Nullable(Ref("Signature")),
             }
         ),
-        "Verification": _object(
+        "Signature": Obj(
             {
-                "status": {
-                    "type": "string",
-                    "enum": ["ok", "v1", "incomplete", "failed"],
-                    "description": (
-                        "the log's own checks. v1: a log of fairness version 1, checked as far as"
-                        " version 1 can say, never ok; incomplete: the game runs, what could be"
-                        " checked so far held"
-                    ),
-                },
-                "ok": {"type": "boolean"},
-                "fairness": {"type": ["integer", "null"]},
-                "checked": {
-                    "type": "object",
-                    "additionalProperties": {"type": ["integer", "boolean"]},
-                },
-                "version": {"type": ["integer", "null"], "description": "the first that fails"},
-                "reason": {"type": ["string", "null"]},
-                "events": {"type": "integer"},
-                "draws_checked": {"type": "integer"},
-                "seed_revealed": {"type": "boolean"},
-                "test_game": {"type": "boolean", "description": "a fixed seed or deal: never fair"},
-                "verdict": {
-                    "type": "string",
-                    "enum": ["ok", "unsigned", "v1", "incomplete", "failed"],
-                    "description": (
-                        "the log's checks and its signature together (`batayo verify` exits 0,"
-                        " 4, 5, 3, 1 for them). ok: sound, and signed by this server's key;"
-                        " unsigned: sound, but no key of this server signed it"
-                    ),
-                },
-                "signature": {"anyOf": [ref("Signature"), {"type": "null"}]},
-            }
-        ),
-        "Signature": _object(
-            {
-                "alg": {"type": "string", "const": "Ed25519"},
+                "alg": ED25519,
                 "key": KEY_ID,
-                "game": {"type": "string"},
-                "version": {"type": "integer", "minimum": 1},
+                "game": STRING,
+                "version": VERSION,
                 "tip": HEX64,
-                "signature": {"type": "string", "description": "base64 of the 64-byte signature"},
+                "signature": Text(None, doc="base64 of the 64-byte signature"),
             },
-            description=(
-                "the server's Ed25519 signature over the canonical JSON of"
-                ' {"context": "batayo-tip-signature/1", "game", "key", "tip", "version"}'
-                " (docs/fairness.md): the log up to `version`, whose last event's hash is `tip`"
-            ),
+            doc="the server's Ed25519 signature over the canonical JSON of"
+            ' {"context": "batayo-tip-signature/1", "game", "key", "tip", "version"}'
+            " (docs/fairness.md): the log up to `version`, whose last event's hash is `tip`",
         ),
-        "PublicKey": _object(
+        "PublicKey": Obj(
             {
                 "kid": KEY_ID,
-                "alg": {"type": "string", "const": "Ed25519"},
-                "public_key": {"type": "string", "description": "base64 of the raw 32 bytes"},
-                "pem": {
-                    "type": "string",
-                    "description": "the same key as SubjectPublicKeyInfo PEM",
-                },
-                "current": {"type": "boolean", "description": "false: a retired key"},
+                "alg": ED25519,
+                "public_key": Text(None, doc="base64 of the raw 32 bytes"),
+                "pem": Text(None, doc="the same key as SubjectPublicKeyInfo PEM"),
+                "current": Bool(doc="false: a retired key"),
             },
-            description="a public key the server signs (or signed) logs with",
+            doc="a public key the server signs (or signed) logs with",
         ),
-        "PublicKeys": _object({"keys": {"type": "array", "items": ref("PublicKey")}}),
-        "TieStep": {
-            "type": "object",
-            "description": "one step of a tie: cards put down, reveals, random takes, who won",
-            "required": ["versions"],
-            "properties": {"versions": {"type": "array", "items": {"type": "integer"}}},
-            "additionalProperties": True,
-        },
-        "Tie": {
-            "type": "object",
-            "required": ["kind", "players", "steps", "versions"],
-            "properties": {
-                "kind": {"type": "string"},
-                "round": {"type": ["integer", "null"]},
-                "players": {"type": "array", "items": {"type": "integer"}},
-                "steps": {"type": "array", "items": ref("TieStep")},
-                "versions": {"type": "array", "items": {"type": "integer"}},
-                "winner": {"type": ["integer", "null"]},
-            },
-            "additionalProperties": True,
-        },
-        "TiesPage": _object(
+        "PublicKeys": Obj({"keys": ListOf(Ref("PublicKey"))}),
+    }
+
+
+def _ties() -> dict[str, Shape]:
+    """Ties (cards put down, reveals and random takes until one seat wins) and their pages."""
+    versions = ListOf(INT)
+    return {
+        "TieStep": Obj(
+            {"versions": versions},
+            extra=True,
+            doc="one step of a tie: cards put down, reveals, random takes, who won",
+        ),
+        "Tie": Obj(
             {
-                "ties": {"type": "array", "items": ref("Tie")},
-                "total": {"type": "integer"},
-                "next_offset": {"type": ["integer", "null"]},
-            }
-        ),
-        "Health": {
-            "type": "object",
-            "required": ["status"],
-            "properties": {"status": {"type": "string"}, **HEALTH_PARTS},
-        },
-        "NotReady": _object(
-            {**problem_props, **HEALTH_PARTS},
-            ["type", "title", "status", "detail", "code"],
-            description="RFC 9457, with the states of the store, the job queue and the workers",
-        ),
-        "CauseCreate": _object(
-            {"create": {"type": "object", "additionalProperties": False}}, description="a create"
-        ),
-        "CauseJoin": _object({"join": _object({"seat": SEAT_NUMBER})}, description="a seat taken"),
-        "CauseTimer": _object({"timer": _object({"due": TIME})}, description="a clock ran out"),
-        "CauseAbandon": _object(
-            {"abandon": {"type": "object", "additionalProperties": False}},
-            description="no new event for the game's abandon_after_s: it ends, abandoned",
-        ),
-        "StreamEvent": _object(
-            {
-                "id": {"type": "integer", "minimum": 1, "description": "the event's version"},
-                "event": {"type": "string", "description": "the event's type"},
-                "data": ref("Event"),
+                "kind": STRING,
+                "round": Opt(INT_OR_NULL),
+                "players": ListOf(INT),
+                "steps": ListOf(Ref("TieStep")),
+                "versions": versions,
+                "winner": Opt(INT_OR_NULL),
             },
-            description="one message of /stream: an event",
+            extra=True,
         ),
-        "StreamView": _object(
+        "TiesPage": Obj({"ties": ListOf(Ref("Tie")), "total": INT, "next_offset": INT_OR_NULL}),
+    }
+
+
+def _envelope() -> dict[str, Shape]:
+    """What every event carries besides its data: seals, openings, who acted."""
+    return {
+        "Sealed": Obj(
+            {"sealed": HEX64},
+            doc="a value the caller may not see (yet): its digest (FAIRNESS v2)",
+        ),
+        "SealedPointers": ListOf(
+            Pattern(bounds.POINTER),
+            doc="JSON pointers of the event's sealed values (FAIRNESS v2)",
+        ),
+        "Openings": MapOf(
+            HEX64, doc="pointer -> nonce (hex) of each sealed value the caller may see"
+        ),
+        "Actor": AnyOf(
+            (SEAT_NUMBER, Choice(("bot", "clock", "server"))),
+            doc='a seat, "bot", "clock" or "server"',
+        ),
+    }
+
+
+def _problems(codes: list[str]) -> dict[str, Shape]:
+    """An error's answer (RFC 9457)."""
+    return {
+        "FieldErrors": MapOf(
+            AnyOf((ListOf(STRING), Ref("FieldErrors"))),
+            doc="invalid_request: the messages, by field (list items by index)",
+        ),
+        "Problem": Obj(_problem(codes), doc="RFC 9457"),
+    }
+
+
+def _causes() -> dict[str, Shape]:
+    """What caused a batch of events, but an action (each game's own)."""
+    return {
+        "CauseCreate": Obj({"create": Obj()}, doc="a create"),
+        "CauseJoin": Obj({"join": Obj({"seat": SEAT_NUMBER})}, doc="a seat taken"),
+        "CauseTimer": Obj({"timer": Obj({"due": TIME})}, doc="a clock ran out"),
+        "CauseAbandon": Obj(
+            {"abandon": Obj()},
+            doc="no new event for the game's abandon_after_s: it ends, abandoned",
+        ),
+    }
+
+
+def _stream() -> dict[str, Shape]:
+    """The messages of /stream."""
+    return {
+        "StreamEvent": Obj(
             {
-                "id": {"type": "integer", "minimum": 0, "description": "the view's version"},
-                "event": {"type": "string", "const": "view"},
-                "data": ref("GameView"),
+                "id": Int(1, doc="the event's version"),
+                "event": Text(None, doc="the event's type"),
+                "data": Ref("Event"),
             },
-            description="one message of /stream?view=1: the game view after the events",
+            doc="one message of /stream: an event",
         ),
-        "StreamItem": _object(
+        "StreamView": Obj(
             {
-                "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the version"},
-                "event": {"type": "string", "description": "the event's type, or `view`"},
-                "data": {
-                    "type": "string",
-                    "contentMediaType": "application/json",
-                    "contentSchema": {"anyOf": [ref("Event"), ref("GameView")]},
-                    "description": "the event (or the view) as JSON: see StreamMessage",
-                },
-                "retry": {"type": "integer", "description": "reconnect after this many ms"},
+                "id": Int(0, doc="the view's version"),
+                "event": Choice(("view",)),
+                "data": Ref("GameView"),
             },
-            [],
-            description="one server-sent message of /stream, as the event-stream format has it",
+            doc="one message of /stream?view=1: the game view after the events",
         ),
-        "StreamMessage": {
-            "description": "a server-sent message of /stream, its `data:` line parsed as JSON",
-            "anyOf": [ref("StreamView"), ref("StreamEvent")],
-        },
-        # the frames of /socket: each a text frame holding one JSON object
-        "SocketId": {
-            "type": ["string", "integer"],
-            "maxLength": bounds.SOCKET_ID_MAX,
-            "description": "the client's own id of an `act` frame, echoed unchanged",
-        },
-        "SocketAuth": _object(
-            {"auth": {"type": "string", "minLength": 1, "description": "the seat's token"}},
-            description="client to server, first on a socket opened with the subprotocol "
+        "StreamItem": Obj(
+            {
+                "id": Opt(Pattern(bounds.DIGITS, doc="the version")),
+                "event": Opt(Text(None, doc="the event's type, or `view`")),
+                "data": Opt(
+                    Json(
+                        AnyOf((Ref("Event"), Ref("GameView"))),
+                        doc="the event (or the view) as JSON: see StreamMessage",
+                    )
+                ),
+                "retry": Opt(Int(doc="reconnect after this many ms")),
+            },
+            doc="one server-sent message of /stream, as the event-stream format has it",
+        ),
+        "StreamMessage": AnyOf(
+            (Ref("StreamView"), Ref("StreamEvent")),
+            doc="a server-sent message of /stream, its `data:` line parsed as JSON",
+        ),
+    }
+
+
+def _socket() -> dict[str, Shape]:
+    """The frames of /socket: each a text frame holding one JSON object."""
+    return {
+        "SocketId": Types(
+            ("string", "integer"),
+            max=bounds.SOCKET_ID_MAX,
+            doc="the client's own id of an `act` frame, echoed unchanged",
+        ),
+        "SocketAuth": Obj(
+            {"auth": Text(None, min=1, doc="the seat's token")},
+            doc="client to server, first on a socket opened with the subprotocol "
             "`batayo.v1` (a browser's, which cannot send `Authorization`): within 5 s, or 1008",
         ),
-        "SocketAct": _object(
+        "SocketAct": Obj(
             {
-                "act": ref("Action"),
-                "id": ref("SocketId"),
-                "if_match": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "only at this version, as `If-Match` (else 412)",
-                },
-                "key": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": bounds.IDEMPOTENCY_KEY_MAX,
-                    "description": "as `Idempotency-Key`: the same key answers the same",
-                },
+                "act": Ref("Action"),
+                "id": Ref("SocketId"),
+                "if_match": Opt(Int(0, doc="only at this version, as `If-Match` (else 412)")),
+                "key": Opt(
+                    replace(
+                        IDEMPOTENCY_KEY, doc="as `Idempotency-Key`: the same key answers the same"
+                    )
+                ),
             },
-            ["act", "id"],
-            description="client to server: an action, as the body of POST /actions",
+            doc="client to server: an action, as the body of POST /actions",
         ),
-        "SocketClientMessage": {
-            "description": "a frame the client sends on /socket",
-            "anyOf": [ref("SocketAct"), ref("SocketAuth")],
-        },
-        "SocketEvent": _object(
-            {"event": ref("Event")},
-            description="server to client: an event of the log, as /events shows it to the caller",
+        "SocketClientMessage": AnyOf(
+            (Ref("SocketAct"), Ref("SocketAuth")), doc="a frame the client sends on /socket"
         ),
-        "SocketView": _object(
-            {"view": ref("GameView")},
-            description="server to client (with view=1): the caller's game view, as GET gives it, "
+        "SocketEvent": Obj(
+            {"event": Ref("Event")},
+            doc="server to client: an event of the log, as /events shows it to the caller",
+        ),
+        "SocketView": Obj(
+            {"view": Ref("GameView")},
+            doc="server to client (with view=1): the caller's game view, as GET gives it, "
             "on connecting and after each batch of events",
         ),
-        "SocketActed": _object(
+        "SocketActed": Obj(
             {
-                "acted": _object(
-                    {
-                        "id": ref("SocketId"),
-                        "version": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "the version the action reached",
-                        },
-                    }
+                "acted": Obj(
+                    {"id": Ref("SocketId"), "version": Int(1, doc="the version the action reached")}
                 )
             },
-            description="server to client: an `act` applied, after that action's own events",
+            doc="server to client: an `act` applied, after that action's own events",
         ),
-        "SocketRefused": _object(
+        "SocketRefused": Obj(
             {
-                "refused": _object(
+                "refused": Obj(
                     {
-                        "id": {
-                            "anyOf": [ref("SocketId"), {"type": "null"}],
-                            "description": "the `act` frame's id; null for a frame that is "
-                            "no `act` frame",
-                        },
-                        "problem": ref("Problem"),
+                        "id": Nullable(
+                            Ref("SocketId"),
+                            doc="the `act` frame's id; null for a frame that is no `act` frame",
+                        ),
+                        "problem": Ref("Problem"),
                     }
                 )
             },
-            description="server to client: a frame refused, with the problem POST /actions "
+            doc="server to client: a frame refused, with the problem POST /actions "
             "would answer (`retry_after` for 429 and 503, `version` for 412)",
         ),
-        "SocketServerMessage": {
-            "description": "a frame the server sends on /socket",
-            "anyOf": [
-                ref("SocketEvent"),
-                ref("SocketView"),
-                ref("SocketActed"),
-                ref("SocketRefused"),
-            ],
-        },
+        "SocketServerMessage": AnyOf(
+            (Ref("SocketEvent"), Ref("SocketView"), Ref("SocketActed"), Ref("SocketRefused")),
+            doc="a frame the server sends on /socket",
+        ),
     }

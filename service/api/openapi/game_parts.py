@@ -7,378 +7,326 @@ A game named `x_y` gets components named `XY...`: `XYAction` (a `oneOf` on `type
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from ...core import bounds
 from ...core.game import Game, Option
 from ...core.options import ADDED_LATER, options_of
-from ...core.shapes import ANY, Event, Opt
+from ...core.shapes import (
+    ANY,
+    AnyOf,
+    Bool,
+    Choice,
+    Default,
+    Event,
+    Int,
+    ListOf,
+    MapOf,
+    Nullable,
+    Obj,
+    Opt,
+    Pattern,
+    Ref,
+    Shape,
+    Tagged,
+    Types,
+)
 from . import requests
-from .common import HEX64, SEALED, TIME, ref
+from .common import (
+    BOOL,
+    HEX64,
+    INT_OR_NULL,
+    OBJECT,
+    SEALED,
+    SEAT_NUMBER,
+    STRING,
+    TIME,
+    VERSION,
+)
 
 LIFECYCLE = ("created", "seat_taken", "ended")
+COUNT = Int(0)  # rounds played
+NULL = Types(("null",))
 
 
 def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_"))
 
 
-def option_schema(option: Option, request: bool = False) -> dict:
-    """An option's schema. In a request its default is said in words: a `default` makes
-    openapi-typescript (by default) type the field as always present, which a request's
-    options need not be."""
-    out = option.shape.schema()
-    doc = option.doc
-    if request:
-        shown = "null" if option.default is None else str(option.default).lower()
-        doc = f"{doc} (default: {shown})" if doc else f"default: {shown}"
-    else:
-        out["default"] = option.default
-    if doc:
-        out["description"] = doc
-    return out
+def option_shape(option: Option, request: bool = False) -> Shape:
+    """An option's shape in the contract. In a request its default is said in words: a
+    `default` makes openapi-typescript (by default) type the field as always present, which a
+    request's options need not be."""
+    if not request:
+        return Default(option.shape, option.default, doc=option.doc)
+    shown = "null" if option.default is None else str(option.default).lower()
+    return replace(
+        option.shape, doc=f"{option.doc} (default: {shown})" if option.doc else f"default: {shown}"
+    )
 
 
-def _options(game: Game, required: bool) -> dict:
-    options = options_of(game)
-    return {
-        "type": "object",
-        "properties": {o.name: option_schema(o, request=not required) for o in options},
+def _options(game: Game, required: bool, doc: str = "") -> Obj:
+    """The options as the view and the `created` event have them (`required`), or as a create
+    may give them (each may be left out)."""
+    fields: dict[str, Shape] = {}
+    for option in options_of(game):
+        shape = option_shape(option, request=not required)
         # an option added later is absent from the `created` event of a game made before it
-        "required": [o.name for o in options if o.name not in ADDED_LATER] if required else [],
-        "additionalProperties": False,
+        fields[option.name] = shape if required and option.name not in ADDED_LATER else Opt(shape)
+    return Obj(fields, doc=doc)
+
+
+def _discriminated(names: dict[str, str], doc: str = "") -> Shape:
+    """A `oneOf` of components, told apart by their constant `type` (value -> component)."""
+    if not names:
+        return OBJECT
+    return Tagged("type", {v: Ref(c) for v, c in names.items()}, doc=doc)
+
+
+def _result(game: Game) -> Obj:
+    fields: dict[str, Shape] = {
+        "winners": ListOf(SEAT_NUMBER),
+        "draw": BOOL,
+        "reason": STRING,
+        "rounds": COUNT,
     }
+    for name, shape in (game.result_shape or {}).items():  # a base field stays required
+        fields[name] = shape.of if name in fields and isinstance(shape, Opt) else shape
+    return Obj(
+        fields,
+        extra=game.result_shape is None,
+        doc=f"How a game of {game.title} ended: winners (none: a draw) and why.",
+    )
 
 
-def _discriminated(names: dict[str, str], prop: str = "type") -> dict:
-    """A `oneOf` of components, told apart by the constant `prop` (value -> component)."""
-    return {
-        "oneOf": [ref(c) for c in names.values()],
-        "discriminator": {
-            "propertyName": prop,
-            "mapping": {v: f"#/components/schemas/{c}" for v, c in names.items()},
-        },
+def _view(game: Game, p: str) -> Obj:
+    fields: dict[str, Shape] = {
+        "id": Ref("GameId"),
+        "game": Choice((game.name,)),
+        "version": VERSION,
+        "status": Ref("Status"),
+        "test": Bool(doc="a test game (fixed seed or deal)"),
+        "options": Ref(f"{p}Options"),
+        "seats": ListOf(Ref("Seat")),
+        "you": Types(("integer", "null"), doc="the caller's seat; null for a spectator"),
+        "to_move": ListOf(SEAT_NUMBER),
+        "legal_actions": ListOf(
+            Ref(f"{p}Action"), doc="exactly the bodies the caller may post now"
+        ),
+        "table": Ref(f"{p}Table"),
+        "rounds": COUNT,
+        "result": Nullable(Ref(f"{p}Result")),
+        "seed_commitment": HEX64,
+        "fairness": Choice((1, 2), doc="the FAIRNESS version the game follows"),
+        "clocks": MapOf(
+            TIME,
+            doc="running clocks and when they run out: `move:<seat>` "
+            "(`move_timeout_s`) and the game's own",
+        ),
+        "skippable": Bool(
+            doc="no human seat is still playing and the bots keep a pace "
+            "(`bot_pace_ms`): a seat holder may POST /skip to see the end at once"
+        ),
     }
-
-
-def _result(game: Game, prefix: str) -> dict:
-    base: dict[str, Any] = {
-        "winners": {"type": "array", "items": {"type": "integer", "minimum": 0}},
-        "draw": {"type": "boolean"},
-        "reason": {"type": "string"},
-        "rounds": {"type": "integer", "minimum": 0},
-    }
-    extra = game.result_shape or {}
-    required = [*base, *(k for k, s in extra.items() if not isinstance(s, Opt) and k not in base)]
-    base.update({k: s.schema() for k, s in extra.items()})
-    return {
-        "type": "object",
-        "description": f"How a game of {game.title} ended: winners (none: a draw) and why.",
-        "properties": base,
-        "required": required,
-        "additionalProperties": game.result_shape is None,
-    }
-
-
-def _view(game: Game, p: str) -> dict:
-    out = _common_view(game, p)
     if game.knowledge_shape is not None:  # the game's public knowledge, by seat
-        out["required"].append("known")
-        out["properties"]["known"] = {
-            "anyOf": [game.knowledge_shape.schema(), {"type": "null"}],
-            "description": "what the public log tells of each seat's cards, one entry a seat "
+        fields["known"] = Nullable(
+            game.knowledge_shape,
+            doc="what the public log tells of each seat's cards, one entry a seat "
             "(null for a game stored before the game kept it)",
-        }
-    return out
+        )
+    return Obj(fields, doc=f"A game of {game.title} as the caller may see it.")
 
 
-def _common_view(game: Game, p: str) -> dict:
-    return {
-        "type": "object",
-        "description": f"A game of {game.title} as the caller may see it.",
-        "required": [
-            "id",
-            "game",
-            "version",
-            "status",
-            "test",
-            "options",
-            "seats",
-            "you",
-            "to_move",
-            "legal_actions",
-            "table",
-            "rounds",
-            "result",
-            "seed_commitment",
-            "fairness",
-            "clocks",
-            "skippable",
-        ],
-        "properties": {
-            "id": ref("GameId"),
-            "game": {"type": "string", "const": game.name},
-            "version": {"type": "integer", "minimum": 1},
-            "status": ref("Status"),
-            "test": {"type": "boolean", "description": "a test game (fixed seed or deal)"},
-            "options": ref(f"{p}Options"),
-            "seats": {"type": "array", "items": ref("Seat")},
-            "you": {
-                "type": ["integer", "null"],
-                "description": "the caller's seat; null for a spectator",
-            },
-            "to_move": {"type": "array", "items": {"type": "integer", "minimum": 0}},
-            "legal_actions": {
-                "type": "array",
-                "items": ref(f"{p}Action"),
-                "description": "exactly the bodies the caller may post now",
-            },
-            "table": ref(f"{p}Table"),
-            "rounds": {"type": "integer", "minimum": 0},
-            "result": {"anyOf": [ref(f"{p}Result"), {"type": "null"}]},
-            "seed_commitment": HEX64,
-            "fairness": {
-                "type": "integer",
-                "enum": [1, 2],
-                "description": "the FAIRNESS version the game follows",
-            },
-            "clocks": {
-                "type": "object",
-                "description": "running clocks and when they run out: `move:<seat>` "
-                "(`move_timeout_s`) and the game's own",
-                "additionalProperties": TIME,
-            },
-            "skippable": {
-                "type": "boolean",
-                "description": "no human seat is still playing and the bots keep a pace "
-                "(`bot_pace_ms`): a seat holder may POST /skip to see the end at once",
-            },
-        },
-        "additionalProperties": False,
-    }
-
-
-def _ledger_entry(rule: Any, part: str) -> dict:
+def _ledger_entry(rule: Any, part: str) -> Shape:
     """A ledger entry's input or output: public, or sealed as the event's ledger rule says."""
     hidden = getattr(rule, part, None) if rule is not None else None
-    return hidden.schema(SEALED) if hidden is not None else ANY.schema()
+    return hidden if hidden is not None else ANY
 
 
-def _data(game: Game, p: str, declared: Event) -> dict:
+def _data(p: str, declared: Event) -> Obj:
     ledger = declared.ledger
-    data = {name: shape.schema(SEALED) for name, shape in declared.fields.items()}
-    data.update(
-        rng={
-            "type": "array",
-            "description": "the draws this event made (FAIRNESS): replay them from the seed",
-            "items": {
-                "type": "object",
-                "required": ["op", "input", "output", "why"],
-                "properties": {
-                    "op": {"type": "string", "enum": ["shuffle", "choice"]},
-                    "input": _ledger_entry(ledger, "input"),
-                    "output": _ledger_entry(ledger, "output"),
-                    "why": {"type": "string"},
-                    "deck": {"type": "boolean", "const": True},
-                },
-                "additionalProperties": False,
-            },
-        },
-        cause=ref(f"{p}Cause"),
-        client_seeds={"type": "array", "items": {"type": "string"}},
-        salt=HEX64,
+    draw = Obj(
+        {
+            "op": Choice(("shuffle", "choice")),
+            "input": _ledger_entry(ledger, "input"),
+            "output": _ledger_entry(ledger, "output"),
+            "why": STRING,
+            "deck": Opt(Choice((True,))),
+        }
     )
-    required = [k for k, s in declared.fields.items() if not isinstance(s, Opt)]
-    return {
-        "type": "object",
-        "properties": data,
-        "required": required,
-        "additionalProperties": False,
-    }
+    return Obj(
+        {
+            **declared.fields,
+            "rng": Opt(
+                ListOf(
+                    draw,
+                    doc="the draws this event made (FAIRNESS): replay them from the seed",
+                )
+            ),
+            "cause": Opt(Ref(f"{p}Cause")),
+            "client_seeds": Opt(ListOf(STRING)),
+            "salt": Opt(HEX64),
+        }
+    )
 
 
-def _lifecycle_data(game: Game, p: str, kind: str) -> dict:
-    cause = {"cause": ref(f"{p}Cause")}
+def _lifecycle_data(game: Game, p: str, kind: str) -> Obj:
     if kind == "created":
-        props: dict[str, Any] = {
-            "id": ref("GameId"),
-            "game": {"type": "string", "const": game.name},
-            "options": ref(f"{p}Options"),
-            "seats": {"type": "array", "items": ref("SeatStored")},
+        fields: dict[str, Shape] = {
+            "id": Ref("GameId"),
+            "game": Choice((game.name,)),
+            "options": Ref(f"{p}Options"),
+            "seats": ListOf(Ref("SeatStored")),
             "seed_commitment": HEX64,
-            "test": {"type": "boolean"},
-            "fairness": {"type": "integer", "enum": [2]},
-            "deal": {"anyOf": [_deal(game), SEALED, {"type": "null"}]},
-            "event_budget": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "the most events the game may have: reached, it ends "
-                "(reason `event_limit`); absent in games created before budgets",
-            },
+            "test": BOOL,
+            "fairness": Opt(Choice((2,), enum=True)),
+            "deal": Opt(AnyOf((_deal(game), SEALED, NULL))),
+            "event_budget": Opt(
+                Int(
+                    1,
+                    doc="the most events the game may have: reached, it ends "
+                    "(reason `event_limit`); absent in games created before budgets",
+                )
+            ),
         }
-        required = ["id", "game", "options", "seats", "seed_commitment", "test"]
     elif kind == "seat_taken":
-        props = {
-            "seat": {"type": "integer", "minimum": 0},
-            "name": {"type": "string"},
-            "client_seed": {"type": ["string", "null"]},
-        }
-        required = ["seat", "name", "client_seed"]
+        fields = {"seat": SEAT_NUMBER, "name": STRING, "client_seed": Types(("string", "null"))}
     else:
-        props = {
-            "result": ref(f"{p}Result"),
-            "server_seed": {**HEX64, "description": "the seed, revealed at the end (FAIRNESS)"},
+        fields = {
+            "result": Ref(f"{p}Result"),
+            "server_seed": Pattern(bounds.HEX64, doc="the seed, revealed at the end (FAIRNESS)"),
         }
-        required = ["result", "server_seed"]
-    return {
-        "type": "object",
-        "properties": {**props, **cause},
-        "required": required,
-        "additionalProperties": False,
-    }
+    return Obj({**fields, "cause": Opt(Ref(f"{p}Cause"))})
 
 
-def _event(kind: str, data: dict, doc: str) -> dict:
-    out: dict[str, Any] = {
-        "type": "object",
-        "required": ["version", "type", "at", "actor", "data"],
-        "properties": {
-            "version": {"type": "integer", "minimum": 1},
-            "type": {"type": "string", "const": kind},
+def _event(kind: str, data: Obj, doc: str) -> Obj:
+    return Obj(
+        {
+            "version": VERSION,
+            "type": Choice((kind,)),
             "at": TIME,
-            "actor": ref("Actor"),
+            "actor": Ref("Actor"),
             "data": data,
-            "sealed": ref("SealedPointers"),
-            "openings": ref("Openings"),
-            "prev": HEX64,
-            "hash": HEX64,
+            "sealed": Opt(Ref("SealedPointers")),
+            "openings": Opt(Ref("Openings")),
+            "prev": Opt(HEX64),
+            "hash": Opt(HEX64),
         },
-        "additionalProperties": False,
-    }
-    if doc:
-        out["description"] = doc
-    return out
+        doc=doc,
+    )
 
 
-def _cause(p: str, game: Game) -> dict[str, dict]:
+def _cause(p: str, game: Game) -> dict[str, Shape]:
     """What caused a batch of events, in its first event: an action (its body as served: the
     parts the caller may not see sealed), the create, a join (`Cause*`, shared), a clock."""
-    served = {}
+    served: dict[str, Shape] = {}
     for action in game.actions:
         name = f"{p}ActionServed{camel(action.type)}"
-        served[name] = {**action.body().schema(SEALED), "title": name}
-    action = {
-        "type": "object",
-        "required": ["seat", "by", "body"],
-        "properties": {
-            "seat": {"type": "integer", "minimum": 0},
-            "by": {"type": "string", "enum": ["seat", "bot", "clock"]},
-            "body": {"anyOf": [ref(n) for n in served]} if served else {"type": "object"},
-        },
-        "additionalProperties": False,
-    }
+        served[name] = replace(action.body(), title=name)
+    action = Obj(
+        {
+            "seat": SEAT_NUMBER,
+            "by": Choice(("seat", "bot", "clock")),
+            "body": AnyOf(tuple(Ref(n) for n in served)) if served else OBJECT,
+        }
+    )
     return {
         **served,
-        f"{p}CauseAction": {
-            "type": "object",
-            "required": ["action"],
-            "properties": {"action": action},
-            "additionalProperties": False,
-        },
-        f"{p}Cause": {
-            "description": "what caused this batch of events",
-            "oneOf": [
-                ref(f"{p}CauseAction"),
-                ref("CauseCreate"),
-                ref("CauseJoin"),
-                ref("CauseTimer"),
-                ref("CauseAbandon"),
-            ],
-        },
+        f"{p}CauseAction": Obj({"action": action}),
+        f"{p}Cause": AnyOf(
+            tuple(
+                Ref(n)
+                for n in (
+                    f"{p}CauseAction",
+                    "CauseCreate",
+                    "CauseJoin",
+                    "CauseTimer",
+                    "CauseAbandon",
+                )
+            ),
+            one=True,
+            doc="what caused this batch of events",
+        ),
     }
 
 
-def _deal(game: Game) -> dict:
-    return game.deal_shape.schema() if game.deal_shape is not None else {"type": "object"}
+def _deal(game: Game) -> Shape:
+    return game.deal_shape if game.deal_shape is not None else OBJECT
 
 
 def components(game: Game) -> dict[str, dict]:
     """Every component of one game's part of the contract, by name."""
     p = camel(game.name)
-    out: dict[str, dict] = {
-        f"{p}Options": _options(game, required=True),
-        f"{p}OptionsIn": {
-            **_options(game, required=False),
-            "description": "options left out take their default",
-        },
-    }
-    actions = {}
-    for action in game.actions:
-        name = f"{p}Action{camel(action.type)}"
-        out[name] = {**action.body().schema(), "title": name}  # a title names a client's class
-        actions[action.type] = name
-    out[f"{p}Action"] = _discriminated(actions) if actions else {"type": "object"}
-    table = game.table_shape.schema() if game.table_shape is not None else {"type": "object"}
-    out[f"{p}Table"] = {
-        "description": f"the {game.title} table as the caller may see it",
-        **table,
-    }
-    out[f"{p}Result"] = _result(game, p)
-    out[f"{p}View"] = _view(game, p)
-    out.update(_cause(p, game))
-    events = {}
-    for kind in LIFECYCLE:
-        events[kind] = f"{p}Event{camel(kind)}"
-        out[events[kind]] = _event(kind, _lifecycle_data(game, p, kind), "")
-    for kind, declared in game.events.items():
-        events[kind] = f"{p}Event{camel(kind)}"
-        out[events[kind]] = _event(kind, _data(game, p, declared), declared.doc)
-    out[f"{p}Event"] = {
-        "description": f"one event of a game of {game.title}, as the caller may see it",
-        **_discriminated(events),
-    }
-    out.update(requests.of_game(game, p, _deal(game)))
-    out.update(_pages(game, p))
+    out: dict[str, dict] = {}
+
+    def add(shapes: dict[str, Shape], served: bool = False) -> None:
+        """Their schemas; `served`: as served, each hidden part the value or its seal."""
+        sealed = SEALED.schema() if served else None
+        out.update({name: shape.schema(sealed) for name, shape in shapes.items()})
+
+    actions = {a.type: f"{p}Action{camel(a.type)}" for a in game.actions}
+    table = game.table_shape if game.table_shape is not None else OBJECT
+    add(
+        {
+            f"{p}Options": _options(game, required=True),
+            f"{p}OptionsIn": _options(
+                game, required=False, doc="options left out take their default"
+            ),
+            # a title names a client's class
+            **{actions[a.type]: replace(a.body(), title=actions[a.type]) for a in game.actions},
+            f"{p}Action": _discriminated(actions),
+            f"{p}Table": replace(
+                table, doc=table.doc or f"the {game.title} table as the caller may see it"
+            ),
+            f"{p}Result": _result(game),
+            f"{p}View": _view(game, p),
+        }
+    )
+    add(_cause(p, game), served=True)
+    events = {kind: f"{p}Event{camel(kind)}" for kind in (*LIFECYCLE, *game.events)}
+    add({events[k]: _event(k, _lifecycle_data(game, p, k), "") for k in LIFECYCLE}, served=True)
+    add(
+        {events[k]: _event(k, _data(p, e), e.doc) for k, e in game.events.items()},
+        served=True,
+    )
+    add(
+        {
+            f"{p}Event": _discriminated(
+                events, doc=f"one event of a game of {game.title}, as the caller may see it"
+            )
+        }
+    )
+    out.update(requests.of_game(game, p, _deal(game).schema()))
+    add(_pages(game, p))
     return out
 
 
-def _pages(game: Game, p: str) -> dict[str, dict]:
+def _pages(game: Game, p: str) -> dict[str, Shape]:
     """The answers that carry a game's events, one schema per game: a client tells games'
     events apart by the answer's game, since two games may write events of the same type."""
-    events = {"type": "array", "items": ref(f"{p}Event")}
-    game_name = {"type": "string", "const": game.name}
-
-    def page(props: dict, required: list[str], doc: str) -> dict:
-        return {
-            "type": "object",
-            "description": doc,
-            "required": required,
-            "properties": props,
-            "additionalProperties": False,
-        }
-
+    events = ListOf(Ref(f"{p}Event"))
+    game_name = Choice((game.name,))
     return {
-        f"{p}EventsPage": page(
-            {"game": game_name, "events": events, "next_after": {"type": ["integer", "null"]}},
-            ["game", "events", "next_after"],
-            "a page of the log; `next_after`: where the next page starts (null: the end)",
+        f"{p}EventsPage": Obj(
+            {"game": game_name, "events": events, "next_after": INT_OR_NULL},
+            doc="a page of the log; `next_after`: where the next page starts (null: the end)",
         ),
-        f"{p}ActionResult": page(
-            {"events": events, "game": ref(f"{p}View")},
-            ["events", "game"],
-            "the events an action appended, as the caller may see them, and the new view",
+        f"{p}ActionResult": Obj(
+            {"events": events, "game": Ref(f"{p}View")},
+            doc="the events an action appended, as the caller may see them, and the new view",
         ),
-        f"{p}Export": page(
+        f"{p}Export": Obj(
             {
-                "format": {"type": "string", "const": "batayo-export/2"},
-                "id": ref("GameId"),
+                "format": Choice(("batayo-export/2",)),
+                "id": Ref("GameId"),
                 "game": game_name,
-                "server_seed": {"type": ["string", "null"]},
+                "server_seed": Types(("string", "null")),
                 "events": events,
-                "signature": {"anyOf": [ref("Signature"), {"type": "null"}]},
+                "signature": Nullable(Ref("Signature")),
             },
-            ["format", "id", "game", "server_seed", "events", "signature"],
-            "a finished game in full: every event in clear with its opening, the seed, and the"
-            " server's signature over its tip (null: the server has no signing key)",
+            doc="a finished game in full: every event in clear with its opening, the seed, and"
+            " the server's signature over its tip (null: the server has no signing key)",
         ),
     }
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...core import bounds
-from .. import schemas
+from ...core.shapes import Choice, Pattern, Text
 from ..schemas import EventsQuery, ListQuery, StreamQuery, TiesQuery, ViewQuery
 from ..websocket import DESCRIPTION as SOCKET_DESCRIPTION
-from .common import ref
+from ..websocket import SUBPROTOCOL
+from .common import IDEMPOTENCY_KEY, OBJECT, STRING, ref
 from .queries import query
 
 SPECTATOR_OR_SEAT: list[dict] = [{}, {"seatToken": []}]
@@ -93,6 +94,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
     by_id = _game_links("$response.body#/id")
     same_game = _game_links("$request.path.game_id")
     health = {"tag": "health"}
+    upgrade = {"schema": Choice(("websocket",)).schema()}
     return {
         "/healthz": {
             "get": _op(
@@ -130,7 +132,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 {
                     "200": {
                         "description": "The Prometheus text format (version 0.0.4).",
-                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                        "content": {"text/plain": {"schema": STRING.schema()}},
                     }
                 },
                 **health,
@@ -145,7 +147,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 {
                     "200": {
                         "description": "The Prometheus text format (version 0.0.4).",
-                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                        "content": {"text/plain": {"schema": STRING.schema()}},
                     }
                 },
                 **health,
@@ -156,7 +158,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                 "openapi",
                 "This contract, as served by this very server (its games included).",
                 NOBODY,
-                {"200": _json({"type": "object"}, "The OpenAPI document.")},
+                {"200": _json(OBJECT.schema(), "The OpenAPI document.")},
                 **health,
             )
         },
@@ -337,7 +339,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "name": "kid",
                         "in": "path",
                         "required": True,
-                        "schema": {"type": "string", "maxLength": 64},
+                        "schema": Text(64).schema(),
                     }
                 ],
                 tag="keys",
@@ -395,7 +397,7 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "in": "header",
                         "required": False,
                         "description": "the last version received: resume after it",
-                        "schema": {"type": "string", "pattern": schemas.DIGITS_PATTERN},
+                        "schema": Pattern(bounds.NUMBER).schema(),
                     },
                 ],
             )
@@ -412,19 +414,17 @@ def paths(create_examples: dict, action_examples: dict) -> dict:
                         "`SocketClientMessage` from the client (OpenAPI describes no frames: "
                         "their schemas are these components).",
                         "headers": {
-                            "Upgrade": {"schema": {"type": "string", "const": "websocket"}},
-                            "Sec-WebSocket-Accept": {"schema": {"type": "string"}},
+                            "Upgrade": upgrade,
+                            "Sec-WebSocket-Accept": {"schema": STRING.schema()},
                             "Sec-WebSocket-Protocol": {
                                 "description": "`batayo.v1` when the client offered it",
-                                "schema": {"type": "string", "const": "batayo.v1"},
+                                "schema": Choice((SUBPROTOCOL,)).schema(),
                             },
                         },
                     },
                     "426": {
                         "description": "A request without the WebSocket upgrade.",
-                        "headers": {
-                            "Upgrade": {"schema": {"type": "string", "const": "websocket"}}
-                        },
+                        "headers": {"Upgrade": upgrade},
                         "content": {"application/problem+json": {"schema": ref("Problem")}},
                     },
                     **_problems(400, 401, 403, 404),
@@ -509,7 +509,7 @@ def parameters() -> dict:
             "description": "a retry with the same key and body returns the first answer and "
             "appends nothing (an action's key is the seat's own; a create's or join's, the "
             "client's)",
-            "schema": {"type": "string", "minLength": 1, "maxLength": bounds.IDEMPOTENCY_KEY_MAX},
+            "schema": IDEMPOTENCY_KEY.schema(),
         },
         "IfMatch": {
             "name": "If-Match",
@@ -530,11 +530,11 @@ def parameters() -> dict:
 
 
 def headers() -> dict:
-    text = {"type": "string"}
+    text = STRING.schema()
     return {
         "ETag": {
             "description": "the game's version, quoted (a strong tag)",
-            "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+            "schema": Pattern(f'"{bounds.DIGITS}"').schema(),
         },
         "CacheControl": {
             "description": "`private` with a seat token; `public, max-age=..., immutable` for a "
@@ -555,7 +555,7 @@ def headers() -> dict:
         },
         "RetryAfter": {
             "description": "seconds to wait",
-            "schema": {"type": "string", "pattern": "^[0-9]+$"},
+            "schema": Pattern(bounds.DIGITS).schema(),
         },
     }
 

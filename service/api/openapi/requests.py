@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.game import Game
+from ...core.shapes import AnyOf, Ref
 from ..schemas import CreateGame, Join, SeatIn
 from .checked import object_schema
 from .common import ref
@@ -45,8 +46,8 @@ def of_game(game: Game, p: str, deal: dict) -> dict[str, dict]:
     create["description"] = f"Create a game of {game.title}; it starts once every seat is taken."
     return {
         f"{p}SeatBot": bot,
-        f"{p}SeatRequest": {
-            "oneOf": [ref("SeatPerson"), ref(f"{p}SeatBot"), ref("SeatOpen")],
-        },
+        f"{p}SeatRequest": AnyOf(
+            (Ref("SeatPerson"), Ref(f"{p}SeatBot"), Ref("SeatOpen")), one=True
+        ).schema(),
         f"{p}Create": create,
     }

@@ -171,7 +171,9 @@ _PLAYER = Obj(
 )
 _REVEAL = Obj(REVEAL)
 TIME = Pattern(
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "2026-11-29T22:53:26.123456Z", "date-time"
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z",
+    "date-time",
+    examples=("2026-11-29T22:53:26.123456Z",),
 )
 
 TABLE = Obj(
