@@ -18,6 +18,7 @@ from its own checkout on one Redis server started for the run:
 
 A figure's ratio to the first commit is taken turn by turn; the median of those paired ratios
 is printed for each commit (below 1: cheaper than the first), with each commit's best turn.
+For `http` and `fanout` the ratio is of the server's CPU over its clients' CPU in that turn.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def http(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, floa
         server.terminate()
         server.wait(timeout=30)
     cpu = got["cpu_us"]
-    return {"cpu_us": cpu["server"] + cpu["redis"], "per_s": got["per_s"], **cpu}
+    spent = cpu["server"] + cpu["redis"]
+    return {"cpu_us": spent, "per_load": spent / cpu["load"], "per_s": got["per_s"], **cpu}
 
 
 def fanout(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, float]:
@@ -134,6 +136,7 @@ def fanout(tree: Path, redis_url: str, args: argparse.Namespace) -> dict[str, fl
     got = streams.phase("production", args.followers, args.seconds, redis_url, root=tree)
     return {
         "cpu_us": got["server_cpu_ms_per_action"] * 1000,
+        "per_load": got["server_cpu_s"] / got["followers_cpu_s"],
         "delivery_p99_ms": got["delivery_p99_ms"],
         "actions": got["actions"],
     }
@@ -184,18 +187,25 @@ WHAT = {
 }
 
 
+# The HTTP and fan-out figures are taken over the CPU their clients spent (the load's requests,
+# the followers' reading) in the same turn: the clients do the same work at every commit, so
+# the quotient stands still when the shared machine's speed moves from one minute to the next
+BY_LOAD = ("http", "fanout")
+
+
 def rows(measure: str, runs: dict[str, list[dict]]) -> list[tuple[str, ...]]:
     """One row a commit (and, for simulate, a game): its best turn and the median of its
     turn-by-turn ratios to the first commit's."""
     first = next(iter(runs))
-    parts = [("", "cpu_us")]
+    parts = [("", "per_load" if measure in BY_LOAD else "cpu_us")]
     if measure == "simulate":
         parts += [(f" ({game})", game) for game in [*SIMULATIONS, "start"]]
     out = []
     for label, key in parts:
         for commit, turns in runs.items():
             ratios = [t[key] / b[key] for t, b in zip(turns, runs[first], strict=True)]
-            best = min(t[key] for t in turns) * (1 if key == "cpu_us" else 1e6)
+            unit = 1e6 if key in SIMULATIONS or key == "start" else 1
+            best = min(t["cpu_us" if key == "per_load" else key] for t in turns) * unit
             extra = ""
             if measure == "http":
                 extra = f"; best actions/s {max(t['per_s'] for t in turns):,.0f}"
