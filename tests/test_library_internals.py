@@ -11,22 +11,13 @@ import inspect
 import pytest
 
 
-def test_redis_connections_keep_their_socket_and_hiredis_reader():
-    """service/store/clients.py `Connection`: `_sock` (the connected socket) and the hiredis
-    parser's `_reader` with `has_data()`, read by its `can_read` and `send_packed_command`."""
+def test_redis_connections_keep_their_socket():
+    """service/store/clients.py `Connection`: `_sock` (the connected socket), read by its
+    `send_packed_command`."""
     import redis
 
     conn = redis.Connection()
     assert hasattr(conn, "_sock"), "redis.Connection._sock moved: see service/store/clients.py"
-    assert hasattr(conn, "_parser"), "redis.Connection._parser moved: service/store/clients.py"
-    from redis._parsers import _HiredisParser
-
-    assert "_reader" in inspect.getsource(_HiredisParser.on_connect), (
-        "hiredis parser's _reader moved: see service/store/clients.py"
-    )
-    import hiredis
-
-    assert callable(getattr(hiredis.Reader(), "has_data", None))
     params = inspect.signature(redis.Connection.send_packed_command).parameters
     assert list(params)[:3] == ["self", "command", "check_health"], (
         "redis.Connection.send_packed_command changed: see service/store/clients.py"
