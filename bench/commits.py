@@ -1,6 +1,6 @@
 """Before/after: what the same work costs at several commits, in paired turns of one sitting.
 
-    python bench/commits.py BEFORE AFTER [--measure engine,http,fanout,simulate] [--turns 5]
+    python bench/commits.py before=BEFORE AFTER [--measure engine,http,fanout,simulate] [--turns 5]
 
 Each commit is checked out (`git worktree`, in a temporary folder) and, in alternating turns
 (so that a burst of load from elsewhere on a shared machine hits every commit alike), measured
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -221,7 +222,7 @@ def main() -> None:
     import record
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("commits", nargs="+")
+    parser.add_argument("commits", nargs="+", help="each a commit, or NAME=COMMIT to name it")
     parser.add_argument(
         "--measure", default="engine", help="comma-separated: " + ", ".join(MEASURES)
     )
@@ -242,13 +243,17 @@ def main() -> None:
 
     from tests.support.redis_server import RedisServer
 
+    named = dict(c.split("=", 1) if "=" in c else (c, c) for c in args.commits)
+    names = list(named)
     folder = Path(tempfile.mkdtemp(prefix="batayo-commits-"))
     server = RedisServer(folder / "redis")
     trees = {}
     try:
-        for commit in args.commits:
-            trees[commit] = checkout(commit, folder / commit.replace("/", "_"))
-        runs = {m: {c: [] for c in args.commits} for m in measures}
+        # each commit as it is now: a branch may move while the turns run
+        resolved = {n: _git("rev-parse", f"{c}^{{commit}}") for n, c in named.items()}
+        for i, (name, commit) in enumerate(resolved.items()):
+            trees[name] = checkout(commit, folder / str(i))
+        runs = {m: {c: [] for c in names} for m in measures}
         for turn in range(args.turns):
             for measure in measures:
                 # each turn in its own order of commits, so neither always goes first
@@ -256,7 +261,7 @@ def main() -> None:
                 for commit, tree in order if turn % 2 == 0 else order[::-1]:
                     runs[measure][commit].append(MEASURES[measure](tree, server.url, args))
         table = [r for m in measures for r in rows(m, runs[m])]
-        columns = ("measure", "commit", "best turn", f"ratio to {args.commits[0]}: median (range)")
+        columns = ("measure", "commit", "best turn", f"ratio to {names[0]}: median (range)")
         print("| " + " | ".join(columns) + " |")
         print("|---" * len(columns) + "|")
         for row in table:
@@ -264,7 +269,6 @@ def main() -> None:
         print(f"{args.turns} alternating turns; " + "; ".join(f"{m}: {WHAT[m]}" for m in measures))
         if args.out is not None:
             title = "The same work at each commit, paired turns"
-            resolved = {c: _git("rev-parse", f"{c}^{{commit}}") for c in args.commits}
             data = {"commits": resolved, "runs": runs, "what": WHAT}
             record.record(
                 args.name,
@@ -280,6 +284,7 @@ def main() -> None:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
             )
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
