@@ -2,7 +2,7 @@
 clients from holding the server's connections.
 
 `OneSend` writes with one plain `send` where one is enough, `RequestHeaders` parses the header
-fields in one pass (gevent formats each answer's `Date` field), `Guarded` bounds the wait for
+fields in one pass, `DATE` makes the `Date` field once a second, `Guarded` bounds the wait for
 headers and the connections per address and lets the app take a connection over (a WebSocket),
 and `Worker` is gunicorn's gevent worker with this handler. Why: docs/architecture.md, its
 sections "Serving: gevent, no thread per stream" and "Measured shortcuts".
@@ -10,12 +10,15 @@ sections "Serving: gevent, no thread per stream" and "Measured shortcuts".
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import gevent
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
+
+from .core.times import EverySecond
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -82,8 +85,19 @@ class RequestHeaders:
         return self.get("content-type")
 
 
+# the `Date` field (RFC 9110 5.6.7), made once a second: gevent formats the clock for every
+# answer, a measurable share of an action's CPU (docs/performance.md#shortcuts-seen-in-profiles)
+DATE = EverySecond(pywsgi.format_date_time)
+
+
 class OneSend(pywsgi.WSGIHandler):
     MessageClass = RequestHeaders
+
+    def finalize_headers(self) -> None:
+        if self.provided_date is None:  # the application gave none: this second's
+            self.response_headers.append((b"Date", DATE(int(time.time()))))
+            self.provided_date = True
+        super().finalize_headers()
 
     def _sendall(self, data) -> None:
         raw = getattr(self.socket, "_sock", None)  # the non-blocking socket under gevent's

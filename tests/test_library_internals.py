@@ -11,13 +11,22 @@ import inspect
 import pytest
 
 
-def test_redis_connections_keep_their_socket():
-    """service/store/clients.py `Connection`: `_sock` (the connected socket), read by its
-    `send_packed_command`."""
+def test_redis_connections_keep_their_socket_and_hiredis_reader():
+    """service/store/clients.py `Connection`: `_sock` (the connected socket) and the hiredis
+    parser's `_reader` with `has_data()`, read by its `can_read` and `send_packed_command`."""
     import redis
 
     conn = redis.Connection()
     assert hasattr(conn, "_sock"), "redis.Connection._sock moved: see service/store/clients.py"
+    assert hasattr(conn, "_parser"), "redis.Connection._parser moved: service/store/clients.py"
+    from redis._parsers import _HiredisParser
+
+    assert "_reader" in inspect.getsource(_HiredisParser.on_connect), (
+        "hiredis parser's _reader moved: see service/store/clients.py"
+    )
+    import hiredis
+
+    assert callable(getattr(hiredis.Reader(), "has_data", None))
     params = inspect.signature(redis.Connection.send_packed_command).parameters
     assert list(params)[:3] == ["self", "command", "check_health"], (
         "redis.Connection.send_packed_command changed: see service/store/clients.py"
@@ -39,14 +48,14 @@ def test_gevent_sockets_wrap_the_system_socket_as_sock():
 
 
 def test_gevent_pywsgi_handler_sends_through_sendall():
-    """service/wsgi_io.py `OneSend` overrides `WSGIHandler._sendall(data)` and reads
-    `response_length`."""
+    """service/wsgi_io.py `OneSend` overrides `WSGIHandler._sendall(data)` and
+    `finalize_headers`, and reads `provided_date`, `response_headers`, `response_length`."""
     from gevent import pywsgi
 
     assert list(inspect.signature(pywsgi.WSGIHandler._sendall).parameters) == ["self", "data"]
-    assert "response_length" in inspect.getsource(pywsgi.WSGIHandler), (
-        "gevent.pywsgi.WSGIHandler lost response_length: see service/wsgi_io.py"
-    )
+    source = inspect.getsource(pywsgi.WSGIHandler)
+    for name in ("provided_date", "response_headers", "response_length", "def finalize_headers"):
+        assert name in source, f"gevent.pywsgi.WSGIHandler lost {name}: see service/wsgi_io.py"
 
 
 def test_gunicorns_gevent_worker_and_handler_are_where_wsgi_io_takes_them():

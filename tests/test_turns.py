@@ -104,3 +104,16 @@ def test_turns_are_per_game_and_forgotten(monkeypatch):
     assert again is not None  # given back: had again
     again.give()
     assert len(engine.turns._turns) == 0  # nobody holds or waits for any: forgotten
+
+
+def test_a_spare_turn_serves_another_game_and_spares_are_bounded():
+    engine = Engine(Store(fakeredis.FakeRedis()))
+    first = engine.turns.take("a")
+    first.give()
+    second = engine.turns.take("b")
+    assert second is first and second.game_id == "b"  # the same lock, free, for another game
+    held = [engine.turns.take(f"g{i}") for i in range(turns.SPARE + 10)]
+    for turn in held:
+        turn.give()
+    second.give()
+    assert len(engine.turns._spare) == turns.SPARE and engine.turns._turns == {}

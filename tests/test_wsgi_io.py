@@ -11,7 +11,9 @@ import time
 from http import client
 
 import pytest
+from gevent import pywsgi
 
+from service.core.times import EverySecond
 from service.wsgi_io import MAX_FIELDS, MAX_LINE, RequestHeaders
 
 from .support.serving import production
@@ -111,6 +113,15 @@ def test_the_server_reads_a_request_through_it(server):
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\nConnection: close\r\n\r\n",
     )
     assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b'{"status": "ok"}')
+
+
+def test_the_date_field_is_the_clocks_second_as_gevent_writes_it():
+    date = EverySecond(pywsgi.format_date_time)  # as DATE, the server's own
+    now = 1_764_600_000
+    assert date(now) == pywsgi.format_date_time(now) == b"Mon, 01 Dec 2025 14:40:00 GMT"
+    assert date(now) is date(now)  # the same second: the same text, made once
+    assert date(now + 1) == b"Mon, 01 Dec 2025 14:40:01 GMT"  # the next second: it moves on
+    assert date(now - 4) == pywsgi.format_date_time(now - 4)  # a clock set back as well
 
 
 def test_every_answer_carries_one_date_field_of_now(server):

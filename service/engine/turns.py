@@ -13,15 +13,18 @@ from __future__ import annotations
 import threading
 
 WAIT_S = 2.0
+# turns kept for reuse: a lock made per action was a measurable share of its CPU
+# (docs/performance.md#shortcuts-seen-in-profiles)
+SPARE = 64
 
 
 class Turn:
     __slots__ = ("game_id", "lock", "turns", "users")
 
-    def __init__(self, turns: Turns, game_id: str) -> None:
+    def __init__(self, turns: Turns) -> None:
         self.turns = turns
         self.lock = threading.Lock()
-        self.game_id = game_id
+        self.game_id = ""
         self.users = 0  # who holds it or waits for it
 
     def give(self) -> None:
@@ -32,15 +35,18 @@ class Turn:
 class Turns:
     def __init__(self) -> None:
         self._turns: dict[str, Turn] = {}  # the games someone holds or waits for
+        self._spare: list[Turn] = []
         self._guard = threading.Lock()
 
     def take(self, game_id: str) -> Turn | None:
         """This process's turn at `game_id`, to `give` back (None: not had in time). A turn
-        nobody holds or waits for is forgotten, its lock with it."""
+        nobody holds or waits for is forgotten (and its lock kept for another game's)."""
         with self._guard:
             turn = self._turns.get(game_id)
             if turn is None:
-                turn = self._turns[game_id] = Turn(self, game_id)
+                turn = self._spare.pop() if self._spare else Turn(self)
+                turn.game_id = game_id
+                self._turns[game_id] = turn
             turn.users += 1
         if turn.lock.acquire(blocking=False) or turn.lock.acquire(timeout=WAIT_S):
             return turn
@@ -52,3 +58,5 @@ class Turns:
             turn.users -= 1
             if turn.users == 0:
                 del self._turns[turn.game_id]
+                if len(self._spare) < SPARE:
+                    self._spare.append(turn)

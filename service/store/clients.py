@@ -10,9 +10,11 @@ plain Redis: RQ moves jobs between lists with multi-key commands a cluster refus
 from __future__ import annotations
 
 import logging
+import select
 from typing import Any
 
 import redis
+from gevent import monkey
 from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException
@@ -39,11 +41,28 @@ class StartupError(Exception):
     """The settings and the servers they name do not fit: say what to change, then stop."""
 
 
+_os_poll = monkey.get_original("select", "poll")  # the system's own, patched or not
+
+
 class Connection(redis.Connection):
-    """redis-py's connection (its own check for unread data), with a command first sent with
-    one plain non-blocking `send` under gevent (gevent's `sendall` asks the kernel for the
-    buffer's size before each write, as service.wsgi_io explains); what did not fit, or an
-    error, goes to redis-py's own send, which waits and raises as it does."""
+    """redis-py's connection, with two system calls made directly under gevent:
+
+    - the check for unread data when the pool hands it out is a poll that must not wait;
+      gevent's cooperative poll, which redis-py gets once gevent has patched the process,
+      starts watchers and goes round its loop for it, a measurable share of an action's CPU
+      (docs/performance.md#shortcuts-seen-in-profiles). Anything but a zero wait, a reply
+      already buffered, or a socket with something to read goes to redis-py's own check;
+    - a command is first sent with one plain non-blocking `send` (gevent's `sendall` asks the
+      kernel for the buffer's size before each write, as service.wsgi_io explains); what did
+      not fit, or an error, goes to redis-py's own send, which waits and raises as it does."""
+
+    def can_read(self, timeout: float = 0) -> bool:
+        sock, reader = self._sock, getattr(self._parser, "_reader", None)
+        if timeout or sock is None or reader is None or reader.has_data():
+            return super().can_read(timeout)
+        poller = _os_poll()
+        poller.register(sock.fileno(), select.POLLIN)
+        return bool(poller.poll(0)) and super().can_read(timeout)
 
     def send_packed_command(self, command: Any, check_health: bool = True) -> None:
         if self._sock is None or isinstance(command, str | bytes):
