@@ -63,7 +63,7 @@ def initial() -> GameState:
 
 
 # immutable leaves a copy may share: strings are most of a state's objects, and a copy that
-# shares them is cheaper than a marshal round trip (docs/performance.md#shortcuts-seen-in-profiles)
+# shares them is cheaper than a marshal round trip (docs/performance.md#simulation-shortcuts)
 _SHARED = frozenset({str, int, float, bool, type(None)})
 
 

@@ -66,7 +66,7 @@ def played(
     )
     collecting = gc.isenabled()
     gc.disable()  # a game's data holds no cycle: it is all freed as it goes, and the collector
-    try:  # would only walk it over and over (docs/performance.md#shortcuts-seen-in-profiles)
+    try:  # would only walk it over and over (docs/performance.md#simulation-shortcuts)
         table.play_out()
     finally:
         if collecting:
