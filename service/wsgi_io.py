@@ -86,7 +86,7 @@ class RequestHeaders:
 
 
 # the `Date` field (RFC 9110 5.6.7), made once a second: gevent formats the clock for every
-# answer, a measurable share of an action's CPU (docs/performance.md#shortcuts-seen-in-profiles)
+# answer, a measurable share of an action's CPU (docs/performance.md#shortcuts-judged-in-paired-runs)
 DATE = EverySecond(pywsgi.format_date_time)
 
 

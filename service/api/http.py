@@ -35,7 +35,7 @@ def ok(body: Any, status: int = 200, **headers: str) -> Response:
 def vary_on(response: Response, field: str) -> None:
     """Add `field` to the answer's `Vary`, by hand: werkzeug's `response.vary` raises and catches
     a KeyError on every answer without a `Vary` yet, a measurable share of a plain request's
-    CPU (docs/performance.md#shortcuts-seen-in-profiles)."""
+    CPU (docs/performance.md#shortcuts-judged-in-paired-runs)."""
     have = response.headers.get("Vary")
     if not have:
         response.headers["Vary"] = field

@@ -14,7 +14,7 @@ import threading
 
 WAIT_S = 2.0
 # turns kept for reuse: a lock made per action was a measurable share of its CPU
-# (docs/performance.md#shortcuts-seen-in-profiles)
+# (docs/performance.md#shortcuts-judged-in-paired-runs)
 SPARE = 64
 
 

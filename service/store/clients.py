@@ -50,7 +50,7 @@ class Connection(redis.Connection):
     - the check for unread data when the pool hands it out is a poll that must not wait;
       gevent's cooperative poll, which redis-py gets once gevent has patched the process,
       starts watchers and goes round its loop for it, a measurable share of an action's CPU
-      (docs/performance.md#shortcuts-seen-in-profiles). Anything but a zero wait, a reply
+      (docs/performance.md#shortcuts-judged-in-paired-runs). Anything but a zero wait, a reply
       already buffered, or a socket with something to read goes to redis-py's own check;
     - a command is first sent with one plain non-blocking `send` (gevent's `sendall` asks the
       kernel for the buffer's size before each write, as service.wsgi_io explains); what did
