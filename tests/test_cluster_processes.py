@@ -57,6 +57,9 @@ def deployment(tmp_path: Path, redis_cluster, cluster_redis, redis_url):
         "BATAYO_REDIS_CLUSTER": "1",
         "BATAYO_QUEUE_URL": redis_url,
         "BATAYO_RATE_LIMIT": "0",
+        # a human seat posts and reads as fast as the APIs answer: over the per-token cap of a
+        # minute on a quick machine (the limits have tests of their own)
+        "BATAYO_RATE_LIMIT_TOKEN": "0",
         # a cluster refuses a local archive folder; nothing is archived in this test (off), so
         # a per-process memory:// archive is enough to start (tests/test_archive.py covers it)
         "BATAYO_ARCHIVE_URL": "memory://cluster-processes",
