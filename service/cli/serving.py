@@ -13,9 +13,10 @@ import logging
 import os
 import signal
 import sys
-from typing import Any
 
 import click
+
+from .searchers import Children
 
 log = logging.getLogger("batayo.serve")
 MAX_CONNECTIONS = 12_000  # above BATAYO_STREAMS_MAX's default, so a full server answers 503
@@ -56,15 +57,15 @@ def site_url(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def _strong_off_the_loop(gevent: Any, cap_s: float) -> None:
-    """A strong bot's search is long CPU work (docs/bots.md#how-strong-works): under gevent the embedded
-    worker's thread is a greenlet on the API's event loop, so the search runs in gevent's pool
-    of real OS threads (the loop goes on serving while it runs, between GIL switches), capped
-    in wall clock as a safety net."""
-    from ..core import search
+def _searches_off_the_loop(cap_s: float) -> Children:
+    """The searching bots' moves (and hints) in child processes: the in-process worker is a
+    greenlet on the API's event loop (service/cli/searchers.py says why not a thread), each
+    search capped in wall clock as a safety net."""
+    from ..core import bots
 
-    search.offload(lambda fn, *args: gevent.get_hub().threadpool.apply(fn, args))
-    search.time_cap(cap_s)
+    children = Children(cap_s=cap_s)
+    bots.offload(children)
+    return children
 
 
 def run(host: str, port: int, grace: float) -> None:
@@ -118,14 +119,15 @@ def run(host: str, port: int, grace: float) -> None:
     _more_open_files()
     try:
         settings = current()
-        _strong_off_the_loop(gevent, settings.strong_move_cap_s)
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
+    children = None
     if settings.embedded:
         click.echo(
             f"batayo: no REDIS_URL, so using an embedded store in {settings.data_dir} "
             "and an in-process worker (games are kept across restarts)"
         )
+        children = _searches_off_the_loop(settings.strong_move_cap_s)
     else:
         where = masked_urls(settings.redis_url or "")  # never a password in the output
         click.echo(f"batayo: using Redis at {where}; run workers with `batayo worker`")
@@ -172,5 +174,7 @@ def run(host: str, port: int, grace: float) -> None:
     # requests under way get most of the grace; the worker's job and the save the rest
     server.serve_forever(stop_timeout=max(0.2, grace * 0.6))
     stop(engine, save=True, within=max(0.2, grace * 0.3))
+    if children is not None:
+        children.close()
     click.echo("batayo: stopped", err=True)
     sys.exit(0)

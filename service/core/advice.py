@@ -9,7 +9,7 @@ own cards (which it holds) and public counts, never a card the seat may not see.
 
 from __future__ import annotations
 
-from .bots import whims
+from .bots import play, whims
 from .cards import CARD_VALUE
 from .state import game_of
 from .views import game_view
@@ -46,8 +46,7 @@ def hint(state: dict, seat: int, server_seed: bytes) -> dict:
         return {"action": None, "reason": reason("not_your_turn")}
     if len(legal) == 1:
         return {"action": legal[0], "reason": reason("only_action", action=legal[0]["type"])}
-    bot = game_of(state).bots[ADVISER]
-    action = bot(view, whims(state, server_seed, seat, "hint"))
+    action = play(game_of(state), ADVISER, view, whims(state, server_seed, seat, "hint"))
     return {"action": action, "reason": explain(legal, action)}
 
 

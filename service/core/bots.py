@@ -16,6 +16,13 @@ from .views import LazyView, game_view
 
 T = TypeVar("T")
 _ONE = (None,)
+# the levels every game offers: a scan of the legal actions, played where they are asked for;
+# every other level (`strong`, Batak's `expert`) searches, hundreds of ms of CPU a move
+LIGHT = frozenset({"random", "greedy"})
+# where a searching level's move is made, if not here: (game, level, view, random source) to
+# the action (see `offload`)
+Away = Callable[[str, str, Mapping, Any], dict]
+_away: Away | None = None
 
 
 class _Whims:
@@ -58,6 +65,22 @@ def whims(state: dict, server_seed: bytes, seat: int, purpose: str = "bot") -> _
     return _Whims(server_seed, state["id"], state["version"], seat, purpose)
 
 
+def offload(run: Away | None) -> None:
+    """Make every move of a searching level through `run` (None: here). `batayo serve`'s
+    in-process worker sends them to child processes (service/cli/searchers.py), so that no
+    search runs on the API's event loop; RQ workers and simulations play them where they are."""
+    global _away
+    _away = run
+
+
+def play(game: Game, level: str, view: Mapping, rng: Any) -> dict:
+    """The action of `game`'s bot `level` for the seat of `view`, drawing from `rng`: made here,
+    or sent where `offload` said (with the view's fields worked out, and the same draws)."""
+    if _away is not None and level not in LIGHT:
+        return _away(game.name, level, dict(view), rng)
+    return game.bots[level](view, rng)
+
+
 def bot_of(state: dict, seat: int) -> str:
     return bot_seats(state)[seat]
 
@@ -70,7 +93,7 @@ def choose(
     game = game_of(state)
     name = bot or bot_of(state, seat)
     view: Mapping = LazyView(state, seat) if lazy else game_view(state, seat)
-    return game.bots[name](view, whims(state, server_seed, seat))
+    return play(game, name, view, whims(state, server_seed, seat))
 
 
 def chooser(

@@ -10,7 +10,6 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .command import Command
 from .game import Bot, BotRng, Game
@@ -27,16 +26,6 @@ Horizon = Callable[[dict, dict], bool]  # (state now, state at the root): stop h
 
 _cap_s: float | None = None  # the wall-clock safety net, per move (None: off)
 _NOW = "2000-01-01T00:00:00.000000Z"  # play-outs read no clock: one fixed instant
-
-
-_offload: Callable[..., Any] | None = None  # runs the search off the event loop, if set
-
-
-def offload(run: Callable[..., Any] | None) -> None:
-    """Run each search through `run(fn, *args)` (None: in the caller). A gevent server sets a
-    real OS thread here, so a search does not hold its event loop for a whole move."""
-    global _offload
-    _offload = run
 
 
 def time_cap(seconds: float | None) -> None:
@@ -118,8 +107,6 @@ def choose(
     cands = distinct(candidates if candidates is not None else view["legal_actions"])
     if len(cands) == 1:
         return cands[0]
-    if _offload is not None:
-        return _offload(_search, view, rng, search, cands)
     return _search(view, rng, search, cands)
 
 
