@@ -17,7 +17,9 @@ Prints one table, every figure beside its reference measured in the same run on 
   the bytes of the events' JSON;
 - archive: Redis bytes per finished game after archiving (target 0) and archive bytes against
   the JSON `/events` serves (target <= 0.15); `/ties` and `/verify` of a 20,000-event game
-  in play and finished, against a full re-audit (bench/archive.py).
+  in play and finished, against a full re-audit (bench/archive.py);
+- clocks (`--clocks`): how late move clocks fire, and how long `/healthz` takes, while 20
+  strong-bot games play on `batayo serve` (bench/clocks.py).
 
 Redis: a redis-server of the bench's own, started on a free loopback port and stopped at the end
 (with REDIS_URL set, that server's database instead, which the bench empties: give it one of its
@@ -39,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import archive as archive_bench  # noqa: E402 - the archive and long games' audits
+import clocks  # noqa: E402 - move clocks while strong bots play
 import record  # noqa: E402 - the result file (bench/results/)
 import serving  # noqa: E402 - the HTTP phases
 import simulate as sim_bench  # noqa: E402 - the bench's simulate phase (bench/simulate.py)
@@ -238,6 +241,11 @@ def main() -> None:
         help="the live path at 10, 100 and 500 games, over streams (bench/players.py) and over "
         "sockets (bench/sockets.py), ~2 min: the peer bench's live-path rows",
     )
+    parser.add_argument(
+        "--clocks",
+        action="store_true",
+        help="move clocks while 20 strong-bot games play on `batayo serve` (bench/clocks.py, 1 min)",
+    )
     record.add_flag(parser)
     args = parser.parse_args()
     own = None
@@ -286,6 +294,7 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
         else None
     )
     players = serving.bench_live(redis_url, 10.0, (10, 100, 500)) if args.live else []
+    timed = clocks.bench_clocks(60.0) if args.clocks else None
 
     rows = [
         *_simulate_rows(sim, par, compiled),
@@ -348,12 +357,13 @@ def run(args: argparse.Namespace, redis_url: str) -> None:
     if servers:
         rows += serving.server_rows(servers)
     rows += serving.live_rows(players, http)
+    rows += clocks.rows(timed)
     _print(rows, time.perf_counter() - started)
     if args.out is not None:
         data = {"simulate": sim, "simulate_jobs": par, "simulate_compiled": compiled}
         data.update(replay=replay, length=length, http=http, storage=storage)
         data.update(archive=archived, audits=audits, streams=live, servers=servers)
-        data.update(live=players, seconds=round(time.perf_counter() - started))
+        data.update(live=players, clocks=timed, seconds=round(time.perf_counter() - started))
         tables = [record.table("The benchmark run", HEADER, rows)]
         record.record("run", "bench/run.py", quick, tables, data, args.out or None)
 
