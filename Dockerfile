@@ -7,6 +7,8 @@ RUN pip install --no-cache-dir -r requirements.lock
 COPY pyproject.toml setup.py README.md openapi.yaml gunicorn.conf.py ./
 COPY service ./service
 COPY workers ./workers
+# the bots' measured strength that GET /v1/rules shows (service/api/strength.py)
+COPY bench/results/ladder-*.json ./bench/results/
 # the project itself, nothing more resolved (its wheel carries service/web/static and the spec)
 RUN pip install --no-cache-dir --no-deps . && rm -rf build
 RUN useradd --system --uid 10001 batayo \

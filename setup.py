@@ -7,7 +7,8 @@ Without it (the default, and every editable install) the project is pure Python.
 install shadows nothing in the work tree: the compiled modules land in site-packages only.
 
 A built wheel carries the contract: `openapi.yaml` (generated at the root, where the tests check
-it) is copied into the `service` package, beside the viewer's `service/web/static`.
+it) is copied into the `service` package, beside the viewer's `service/web/static`; and the
+bots' measured strength, the ladder's results, into `service/ladder/`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ ROOT = Path(__file__).parent
 
 
 class BuildWithSpec(build_py):
-    """build_py that also puts the root openapi.yaml into the built `service` package."""
+    """build_py that also puts the root openapi.yaml into the built `service` package, and the
+    ladder's results (`bench/results/ladder-*.json`, the bots' strength in GET /v1/rules) into
+    `service/ladder/`."""
 
     def run(self) -> None:
         super().run()
@@ -31,6 +34,10 @@ class BuildWithSpec(build_py):
             target = Path(self.build_lib) / "service" / "openapi.yaml"
             target.parent.mkdir(parents=True, exist_ok=True)
             self.copy_file(str(ROOT / "openapi.yaml"), str(target))
+            ladder = Path(self.build_lib) / "service" / "ladder"
+            ladder.mkdir(exist_ok=True)
+            for result in sorted((ROOT / "bench" / "results").glob("ladder-*.json")):
+                self.copy_file(str(result), str(ladder / result.name))
 
 
 def compiled_modules() -> list:

@@ -88,6 +88,8 @@ def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
     return {
         "target": name,
+        "level": "strong",
+        "against": "greedy",
         "game": game,
         "options": options,
         "strong_seats": strong,

@@ -16,6 +16,10 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent))
+
+from service.api import strength  # noqa: E402 - the ladder's targets, as the rules show them
+
 RESULTS = BENCH / "results"
 TEMPLATE = BENCH / "performance.md.in"
 PLACE = re.compile(r"^<!-- results: ([\w-]+)(?:: (.+?))? -->$")
@@ -66,22 +70,20 @@ def results(bench: str, title: str | None) -> list[str]:
 
 
 def ladder() -> list[str]:
-    """One row a target: the newest full measurement, else the newest quick one."""
-    paths = files("ladder")
-    if not paths:
+    """One row a target, as `GET /v1/rules` shows it (service/api/strength.py)."""
+    chosen = strength.targets(strength.files((RESULTS,)))
+    if not chosen:
         return ["No ladder result is recorded yet (`python bench/ladder.py` keeps one)."]
-    rows: dict[str, list[str]] = {}
+    rows: list[list[str]] = []
     used: list[Path] = []
-    for path in paths:
-        report = json.loads(path.read_text(encoding="utf-8"))
-        for t in report["targets"]:
-            if t["target"] in rows:
-                continue
-            low, high = t["interval95"]
-            met = "yes" if t["met"] else "no"
-            if report["quick"] and not t["met"] and t["win_rate"] >= t["goal"]:
-                met = "not shown (n too small)"
-            rows[t["target"]] = [
+    for t, report, path in chosen:
+        low, high = t["interval95"]
+        whole = strength.full(report, path)
+        met = "yes" if t["met"] and whole else "no"
+        if not whole and t["win_rate"] >= t["goal"]:
+            met = "not shown (n too small)"
+        rows.append(
+            [
                 t["target"],
                 f">= {t['goal']:.0%}",
                 f"{t['wins']}/{t['games']}",
@@ -91,11 +93,12 @@ def ladder() -> list[str]:
                 f"{t['round_limit_share']:.1%}",
                 f"`{path.name}`",
             ]
-            if path not in used:
-                used.append(path)
+        )
+        if path not in used:
+            used.append(path)
     columns = ["target", "goal", "wins / n", "rate", "95% interval", "met?", "round limit", "file"]
     links = ", ".join(f"[`{p.name}`](../{p.relative_to(BENCH.parent).as_posix()})" for p in used)
-    return [f"Sources: {links}.", "", *markdown_table(columns, list(rows.values()))]
+    return [f"Sources: {links}.", "", *markdown_table(columns, rows)]
 
 
 def render() -> str:

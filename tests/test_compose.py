@@ -201,7 +201,8 @@ def test_the_redis_healthcheck_fails_while_redis_is_loading(tmp_path, redis_serv
 @pytest.mark.slow
 def test_the_wheel_carries_the_static_files_and_the_spec(tmp_path):
     """The built wheel carries service/web/static and openapi.yaml (the pages 404
-    outside the source folder otherwise)."""
+    outside the source folder otherwise), and the ladder's results (the bots' strength that
+    GET /v1/rules shows, from service/ladder/ outside the source folder)."""
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path)],
         capture_output=True,
@@ -219,3 +220,7 @@ def test_the_wheel_carries_the_static_files_and_the_spec(tmp_path):
     assert "service/openapi.yaml" in names
     with zipfile.ZipFile(wheel) as z:
         assert z.read("service/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
+        ladder = sorted((ROOT / "bench/results").glob("ladder-*.json"))
+        assert ladder
+        for result in ladder:
+            assert z.read(f"service/ladder/{result.name}") == result.read_bytes()

@@ -41,6 +41,10 @@ ALLOWED = [
     "BatayoView/properties: +known",
     # (`[[]`: a `[` itself; fnmatch reads a bare `[` as the start of a set of characters)
     'BatayoView/required: [[]*"skippable"] -> [[]*"skippable", "known"]',
+    # each game's bots' measured strength, from the ladder's committed results
+    "GameRules/properties: +strength",
+    'GameRules/required: [[]*"traits"] -> [[]*"traits", "strength"]',
+    "/components/schemas: +Strength",
 ]
 
 

@@ -10,7 +10,7 @@ from ..core.game import Game, Option
 from ..core.options import options_of
 from ..core.registry import GAMES
 from ..core.texts import COMMON_OPTIONS, words
-from . import schemas
+from . import schemas, strength
 from .http import body_of, engine, idempotency_key, ok, query, refusals, require
 from .problems import Problem
 
@@ -33,6 +33,7 @@ def rules() -> Response:
             "options": [_option(game, o) for o in options_of(game)],
             "bots": list(game.bots),
             "traits": game.traits.describe(),
+            "strength": strength.measured().get(name, []),
         }
         rules_text = words(game.texts, "rules")
         if rules_text:

@@ -412,6 +412,7 @@ _JSON_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: _is_int(whole(v)),
     "boolean": lambda v: isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
     "null": lambda v: v is None,
 }
 ANY = Shape()

@@ -37,6 +37,7 @@ def ref(name: str) -> dict:
 STRING = Text(None)  # text of any length: what the server writes
 OBJECT = Obj(extra=None)  # any object
 INT = Int()
+NUMBER = Types(("number",))
 BOOL = Bool()
 INT_OR_NULL = Types(("integer", "null"))
 HEX64 = Pattern(bounds.HEX64)
@@ -143,8 +144,33 @@ def _games() -> dict[str, Shape]:
                     doc="what kind of game it is (each holds with some options)",
                 ),
                 "rules": Opt(Ref("RulesText")),
+                "strength": ListOf(Ref("Strength")),
             },
             extra=True,  # the rules in words and more are added by the games' own pages
+        ),
+        "Strength": Obj(
+            {
+                "target": STRING,
+                "level": STRING,
+                "against": STRING,
+                "options": OBJECT,
+                "seats": ListOf(SEAT_NUMBER),
+                "games": INT,
+                "wins": INT,
+                "win_rate": NUMBER,
+                "interval95": ListOf(NUMBER),
+                "goal": NUMBER,
+                "met": BOOL,
+                "round_limit_share": NUMBER,
+                "quick": BOOL,
+                "commit": STRING,
+                "date": STRING,
+            },
+            doc="a level's measured strength (bench/ladder.py): `level` in `seats` (as dealt "
+            "first; the seats rotate over the games), `against` in the others, with `options`; "
+            "won `wins` of `games`, a 95% interval; the goal is met when the interval's lower "
+            "end reaches it, at the ladder's own n (`quick`: a smaller n, a first look, never "
+            "`met`). `commit` is the code measured",
         ),
         "Rules": Obj({"games": ListOf(Ref("GameRules"))}),
         "SeedTicket": Obj({"ticket": STRING, "seed_commitment": HEX64, "expires_at": TIME}),
