@@ -3,8 +3,9 @@
 The no-cheating property: a game is played some way in (random and greedy bots), then a twin
 of its state is made in which the cards the awaited seat may not see are dealt again among
 the places it may not see (each place keeps its size). The twin shows that seat the very same
-view, and the strong bot, through the path `simulate` uses (`bots.chooser`, lazy views), with
-the same bot seed must choose the very same move in both."""
+view; then the other seats get other bots (the view names them: a bot must not play to its
+opponents' names). The strong bot, through the path `simulate` uses (`bots.chooser`, lazy
+views), with the same bot seed must choose the very same move in both."""
 
 from __future__ import annotations
 
@@ -90,8 +91,12 @@ def test_strong_bot_sees_only_its_seats_view(case, seed, steps):
     if state["status"] != "playing":
         return
     seat = GAMES[game].to_move(state)[0]
-    twin = _twin(state, seat, random.Random(steps))
+    rng = random.Random(steps)
+    twin = _twin(state, seat, rng)
     assert game_view(twin, seat) == game_view(state, seat)  # a twin the seat cannot tell apart
+    for other in twin["seats"]:  # and other bots in the other seats, which the view names
+        if other["seat"] != seat:
+            other["bot"] = rng.choice(list(GAMES[game].bots))
     choose = bots.chooser(GAMES[game], SEED, {seat: "strong"})
     awaited = GAMES[game].to_move(state)
     assert choose(state, seat, awaited) == choose(twin, seat, awaited)
