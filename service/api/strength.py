@@ -1,14 +1,11 @@
-"""The bots' measured strength, as `GET /v1/rules` shows it: read from the ladder's committed
-results (`bench/results/ladder-<date>[-quick|-small].json`, written by bench/ladder.py), each
-file naming the commit it measured.
+"""The bots' measured strength, as `GET /v1/rules` shows it, from the ladder's committed results
+(`bench/results/ladder-<date>[-quick|-small].json`, by bench/ladder.py, each naming its commit).
 
-A ladder target is a level (`strong`) in the seats of one role against `greedy` in the others,
-a win rate with its 95% interval over n games, and a goal met when the interval's lower end
-reaches it (docs/bots.md#measured-strength). Each target is shown from the newest file that
-measured it at full n, else from the newest file that measured it at all.
-
-The files are read where a checkout keeps them; a built package carries a copy (setup.py puts
-them in `service/ladder/`). None found: no game shows a measured strength.
+A target is a level in one role's seats against `greedy` in the others: a win rate, its 95%
+interval over n games, and a goal met when the interval's lower end reaches it at the ladder's
+own n (docs/bots.md#measured-strength). Each target comes from the newest full measurement,
+else the newest file that has it. A checkout keeps the files in bench/results; a built package
+carries a copy in `service/ladder/` (setup.py). None found: no strength is shown.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The searching bots' moves of `batayo serve`, made in child processes.
 
-Without `REDIS_URL`, the server's worker is a greenlet on the API's event loop. A strong move
-(or Batak's expert one, or a hint) is up to a few hundred ms of CPU: made there, it would hold
-every request and socket of the server for as long; made in a thread, it would still take the
-interpreter's lock from them. So `bots.offload` sends it to a child process: the view (the seat's
-own, as a bot always gets) and the bot's random source go down a pipe, the action comes back.
-The child plays the same bot code with the same draws, so the move is the one it would be here.
-
-The children start at the first searching move and end with the server (their input closes).
-One that dies is replaced, and the move asked again of the new one, once.
+Without `REDIS_URL` the server's worker is a greenlet on the API's event loop, and a searching
+move (a `strong` or Batak `expert` move, a hint) is long CPU work: on the loop it would hold
+every request and socket; in a thread it would still take the interpreter's lock from them. So
+`bots.offload` sends it to a child: the seat's view and the bot's random source go down a pipe,
+the action comes back, the same move as made in place. Children start at the first such move
+and end with the server (their input closes); one that dies is replaced and asked again, once.
 """
 
 from __future__ import annotations

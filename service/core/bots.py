@@ -17,7 +17,7 @@ from .views import LazyView, game_view
 T = TypeVar("T")
 _ONE = (None,)
 # the levels every game offers: a scan of the legal actions, played where they are asked for;
-# every other level (`strong`, Batak's `expert`) searches, hundreds of ms of CPU a move
+# every other level (`strong`, Batak's `expert`) searches: long CPU work a move
 LIGHT = frozenset({"random", "greedy"})
 # where a searching level's move is made, if not here: (game, level, view, random source) to
 # the action (see `offload`)
