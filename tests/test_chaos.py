@@ -152,9 +152,15 @@ def test_games_finish_and_verify_through_a_queue_outage_and_a_killed_worker(redi
 
         queue = queue_server.client()
         pids = {w.pid for w in workers}
-        assert wait_until(lambda: busy_worker(queue, pids) is not None, 20), "no job under way"
-        victim = busy_worker(queue, pids)
-        os.killpg(victim, signal.SIGKILL)  # in the middle of a job: no chance to give it back
+        seen: list[int] = []  # the busy worker as found (asked again, its job may be over)
+
+        def busy() -> bool:
+            pid = busy_worker(queue, pids)
+            seen.extend([pid] if pid is not None else [])
+            return bool(seen)
+
+        assert wait_until(busy, 20), "no job under way"
+        os.killpg(seen[0], signal.SIGKILL)  # in the middle of a job: no chance to give it back
 
         games = [*bots, *played, *clocked]
         assert sum(playing(port, g) for g in games) >= 4  # the kill lands on games in play
