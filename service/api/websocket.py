@@ -183,6 +183,40 @@ class Broken(NamedTuple):
 class Session:
     """One upgraded connection: the reader is the connection's greenlet, the writer its own."""
 
+    # a spectator's socket is mostly this object while it waits: no dict of its own
+    __slots__ = (
+        "actions_path",
+        "app",
+        "authed",
+        "authorization",
+        "binary",
+        "client",
+        "cut",
+        "engine",
+        "game_id",
+        "greenlet",
+        "handler",
+        "inbox",
+        "limits",
+        "lock",
+        "over",
+        "parts",
+        "pending",
+        "pings_out",
+        "ready",
+        "rfile",
+        "seat",
+        "send_deadline_s",
+        "sent_upto",
+        "size",
+        "sock",
+        "subscription",
+        "timers",
+        "wake",
+        "watcher",
+        "ws",
+    )
+
     def __init__(
         self,
         app: Flask,

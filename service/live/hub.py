@@ -355,6 +355,22 @@ class Subscription:
     version it has handed out; `ended` says why its frames ended (one of `ENDINGS`)."""
 
     ENDINGS = ("finished", "lifetime", "closing", "lagged", "store")
+    __slots__ = (
+        "_closed",
+        "after",
+        "channel",
+        "client",
+        "codec",
+        "deadline",
+        "ended",
+        "hub",
+        "seat",
+        "sent_at",
+        "seq",
+        "slot",
+        "state",
+        "view",
+    )
 
     def __init__(
         self,
