@@ -123,3 +123,30 @@ def test_a_bot_that_fails_in_the_child_is_an_error_and_the_child_stays(children)
     with pytest.raises(SearchFailed, match="no_such_level"):
         children("roylet", "no_such_level", view, bots.whims(state, SEED, seat))
     assert [c for c in children.free.queue if c is not None] == [child]
+
+
+def test_with_no_child_answering_the_move_is_made_here(monkeypatch, caplog):
+    """Children that die at once (an import that fails in them, say): the games go on, each
+    searching move made in the server, and the log says so."""
+    from service.cli import searchers
+
+    state, seat = _with_a_choice("roylet", {})
+    here = bots.choose(state, seat, SEED, "strong")
+    real = searchers.Child.__init__
+
+    def dying(self, cap_s):
+        real(self, cap_s)
+        self.process.kill()  # gone before it reads its first move
+        self.process.wait()
+
+    monkeypatch.setattr(searchers.Child, "__init__", dying)
+    pool = Children(size=1)
+    bots.offload(pool)
+    try:
+        with caplog.at_level("WARNING", logger="batayo.searchers"):
+            there = bots.choose(state, seat, SEED, "strong")
+    finally:
+        bots.offload(None)
+        pool.close()
+    assert there == here
+    assert "no search process answers" in caplog.text

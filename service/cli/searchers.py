@@ -1,16 +1,16 @@
 """The searching bots' moves of `batayo serve`, made in child processes.
 
-Without `REDIS_URL` the server's worker is a greenlet on the API's event loop, and a searching
-move (a `strong` or Batak `expert` move, a hint) is long CPU work: on the loop it would hold
-every request and socket; in a thread it would still take the interpreter's lock from them. So
-`bots.offload` sends it to a child: the seat's view and the bot's random source go down a pipe,
-the action comes back, the same move as made in place. Children start at the first such move
-and end with the server (their input closes); one that dies is replaced and asked again, once.
+Without `REDIS_URL` the server's worker is a greenlet on the API's event loop; a searching move
+(`strong`, Batak's `expert`, a hint) is long CPU work that would hold every request and socket
+there, and in a thread would still take the interpreter's lock. So `bots.offload` sends it to a
+child: the seat's view and the bot's random source down a pipe, the same action back. A child
+that dies is replaced and asked again once; with none answering, the move is made here.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
 import struct
@@ -18,11 +18,18 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
+from ..core.registry import GAMES
+
+log = logging.getLogger("batayo.searchers")
 _SIZE = struct.Struct("!I")
 
 
 class SearchFailed(RuntimeError):
-    """The child could not make the move (the bot raised, or the child died twice)."""
+    """The bot raised in the child: the move's job fails, as it would have here."""
+
+
+class ChildrenDown(RuntimeError):
+    """No child process answers: it could not start, or died twice."""
 
 
 def _send(pipe: BinaryIO, value: Any) -> None:
@@ -83,23 +90,37 @@ class Children:
         self.free: Queue = Queue()
 
     def __call__(self, game: str, level: str, view: Mapping, rng: Any) -> dict:
+        try:
+            return self._ask(game, level, view, rng)
+        except ChildrenDown as exc:
+            # no child answers (they die at once: an import fails, the system refuses processes):
+            # the move is made here, on the loop, so that the games go on
+            log.warning("no search process answers (%s): a %s move made in the server", exc, level)
+            return GAMES[game].bots[level](view, rng)
+
+    def _ask(self, game: str, level: str, view: Mapping, rng: Any) -> dict:
         child: Child | None = self._take()
         try:
             try:
                 return child.ask(game, level, view, rng)
             except (EOFError, OSError, pickle.UnpicklingError):
                 child.close()  # it died, or its pipe broke: a fresh one, asked once more
+                child = None
                 child = Child(self.cap_s)
                 try:
                     return child.ask(game, level, view, rng)
                 except (EOFError, OSError, pickle.UnpicklingError) as exc:
-                    raise SearchFailed(f"the search process died twice: {exc!r}") from exc
+                    raise ChildrenDown(f"a search process died twice: {exc!r}") from exc
         except BaseException as exc:
             # the bot's own error leaves its child ready; anything else (a death, this greenlet
             # killed mid-answer) leaves its pipe in an unknown state: a fresh one next time
-            if not (isinstance(exc, SearchFailed) and child.process.poll() is None):
+            if child is not None and not (
+                isinstance(exc, SearchFailed) and child.process.poll() is None
+            ):
                 child.close()
                 child = None
+            if isinstance(exc, OSError):  # a fresh child could not start
+                raise ChildrenDown(f"a search process could not start: {exc!r}") from exc
             raise
         finally:
             self.free.put(child)
@@ -107,9 +128,16 @@ class Children:
     def _take(self) -> Child:
         if self.free.empty() and self.started < self.size:
             self.started += 1
+            child = None
+        else:
+            child = self.free.get()
+        if child is not None:
+            return child
+        try:
             return Child(self.cap_s)
-        child = self.free.get()
-        return child if child is not None else Child(self.cap_s)
+        except OSError as exc:
+            self.free.put(None)  # its place: tried again at the next move
+            raise ChildrenDown(f"a search process could not start: {exc!r}") from exc
 
     def close(self) -> None:
         while not self.free.empty():
@@ -122,7 +150,6 @@ def serve(cap_s: float | None) -> None:
     """A child's loop: each move asked on standard input, answered on standard output, until
     the input closes (the server stopped)."""
     from ..core import search
-    from ..core.registry import GAMES
 
     search.time_cap(cap_s)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
