@@ -6,7 +6,7 @@ side. Win rates get a Wilson interval; a target is met when the interval's LOWER
 it. The seed is the ladder's own (never used while tuning). Writes
 `bench/results/ladder-<date>.json` naming the commit measured.
 
-    python bench/ladder.py              # the full ladder (--jobs 2: under an hour on 2 cores)
+    python bench/ladder.py --jobs 2     # the full ladder (n fixed: 400 games a target)
     python bench/ladder.py --quick      # a small n, for a quick look
 """
 
