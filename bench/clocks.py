@@ -23,11 +23,9 @@ import argparse
 import contextlib
 import itertools
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -36,7 +34,8 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import streams  # the embedded server it starts
+
 STRONG = [  # (game, options, seat count): searching bots on every seat
     ("batak", {"mode": "ihaleli"}, 4),
     ("roylet", {}, 3),
@@ -150,35 +149,11 @@ def run(url: str, games: int, probes: int, seconds: float) -> dict:
 
 @contextlib.contextmanager
 def embedded_server():
-    """`batayo serve` of this checkout, embedded, on a free port, in a folder of its own."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    """`batayo serve` of this checkout, embedded, in a folder of its own (bench/streams.py's)."""
     folder = Path(tempfile.mkdtemp(prefix="batayo-clocks-"))
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(BATAYO_DATA_DIR=str(folder), BATAYO_RATE_LIMIT="0", BATAYO_RATE_LIMIT_TOKEN="0")
-    command = [sys.executable, "-c", "from service.cli import main; main()", "serve"]
-    server = subprocess.Popen(
-        [*command, "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=(folder / "serve.log").open("wb"),  # its log, out of the way of the result
-    )
-    url = f"http://127.0.0.1:{port}"
+    server, port = streams.start_server("serve", "", folder)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                _call(f"{url}/healthz")
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("batayo serve did not start") from None
-                time.sleep(0.2)
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.send_signal(signal.SIGINT)
         try:
