@@ -314,6 +314,37 @@ def test_a_job_the_lost_queue_cut_short_is_given_back_and_the_loop_goes_on():
     assert [job.id for job in given] == ["bots-g-71"] and Loop.made == 2
 
 
+def test_a_worker_started_while_the_queue_is_away_waits_for_it():
+    """RQ asks the queue as it makes a worker: a worker started (or restarted) while the queue
+    is away waits until it answers, then works, instead of exiting and leaving games without
+    a worker where nothing restarts it."""
+
+    class Loop:
+        made = 0
+
+        def __init__(self) -> None:
+            Loop.made += 1
+            if Loop.made < 3:
+                raise redis.ConnectionError("Error 111 connecting: Connection refused")
+            self._stop_requested = False
+            self.holding = None
+
+        def work(self, burst: bool = False) -> None:
+            self._stop_requested = True
+
+    class Answers:
+        asked = 0
+
+        def ping(self) -> bool:
+            Answers.asked += 1
+            if Answers.asked < 4:
+                raise redis.ConnectionError("away")
+            return True
+
+    run(Loop, Answers(), wait_s=0)
+    assert Loop.made == 3 and Answers.asked >= 4
+
+
 class Blinking:
     """A job queue that is away for the first `away` calls of the pump, then answers."""
 

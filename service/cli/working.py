@@ -9,6 +9,7 @@ the store's outbox, since RQ keeps no trace of it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import signal
@@ -81,11 +82,16 @@ def run(
     wait_s: float = RECONNECT_S,
     give_back: Callable[[Job], object] | None = None,
 ) -> None:
-    """Run workers made by `make` until one stops on request (or, with `burst`, once): a loop
-    that RQ ended on an error (the queue away, most often) starts again once the queue
-    answers, and the job it held unfinished goes to `give_back`."""
+    """Run workers made by `make` until one stops on request (or, with `burst`, once): a worker
+    made while the queue is away, or a loop that RQ ended on an error (the queue away, most
+    often), starts again once the queue answers; a job held unfinished goes to `give_back`."""
     while True:
-        worker = make()
+        try:
+            worker = make()  # RQ asks the queue as it makes a worker
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("the job queue does not answer (%s): the worker starts once it does", exc)
+            _wait(connection, lambda: False, liveness, wait_s)  # a stop here ends the process
+            continue
         try:
             worker.work(burst=burst)
         except StopRequested:
@@ -98,15 +104,20 @@ def run(
         _drop(worker)
         log.warning("the worker's loop stopped; it starts again once the job queue answers")
         try:
-            while not _asked(worker) and not _answers(connection):
-                if liveness is not None:
-                    liveness.tick("waiting")
-                time.sleep(wait_s)
+            _wait(connection, functools.partial(_asked, worker), liveness, wait_s)
         except StopRequested:
             return
         if _asked(worker):
             return
         log.warning("the job queue answers again: the worker's loop starts again")
+
+
+def _wait(connection: redis.Redis, asked: Callable[[], bool], liveness, wait_s: float) -> None:
+    """Until the queue answers or a stop is `asked`, showing the worker alive meanwhile."""
+    while not asked() and not _answers(connection):
+        if liveness is not None:
+            liveness.tick("waiting")
+        time.sleep(wait_s)
 
 
 def _give_back(worker: Worker, give_back: Callable[[Job], object] | None) -> None:
