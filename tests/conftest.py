@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 import fakeredis
 import pytest
 import redis
 from hypothesis import HealthCheck, settings
 
-from tests.support.helpers import COUNTS
+from tests.support.helpers import COUNTS_DIR
 from tests.support.redis_cluster import RedisClusterServers
 from tests.support.redis_server import RedisServer
 from tests.support.service import Service
@@ -107,15 +108,32 @@ def svc() -> Service:
     return Service()
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """Every test needs an id of its own: pytest-xdist keys tests by id and would run one of a
+    set of equal ids (schemathesis' cases of one test share an id under pytest 9)."""
+    shared = [nodeid for nodeid, n in Counter(i.nodeid for i in items).items() if n > 1]
+    if shared:
+        raise pytest.UsageError(f"tests share an id (xdist would run one of each): {shared[:3]}")
+
+
 # The reliability tests (fuzzing, leaks, races) record how much they checked; the run prints it.
 
 
+def _count_files() -> list:
+    return sorted(COUNTS_DIR.glob("counts-*.json"))
+
+
 def pytest_sessionstart(session) -> None:
-    COUNTS.unlink(missing_ok=True)
+    if not hasattr(session.config, "workerinput"):  # the run itself, not a pytest-xdist worker
+        for path in _count_files():
+            path.unlink(missing_ok=True)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    if COUNTS.exists():
+    counts: dict = {}
+    for path in _count_files():  # each worker's (a file runs in one worker: keys never clash)
+        counts.update(json.loads(path.read_text()))
+    if counts:
         terminalreporter.write_sep("-", "reliability counts")
-        for name, value in sorted(json.loads(COUNTS.read_text()).items()):
+        for name, value in sorted(counts.items()):
             terminalreporter.write_line(f"{name}: {value}")

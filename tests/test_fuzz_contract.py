@@ -5,7 +5,7 @@ headers.
 
 Path parameters hit real games (open, playing and finished ones of every kind) as well as
 generated ids, and requests carry real seat tokens as well as generated ones. The number of
-cases run is written to tests/artifacts/counts.json (key `contract_cases`).
+cases run is written to tests/artifacts/counts-*.json (key `contract_cases`).
 
 Then stateful: schemathesis' state machine chains calls along the spec's links (a created or
 joined game's id into its view, log, actions, join, verification, ties), with the same checks

@@ -7,7 +7,7 @@ After every step: no 5xx and every answer matches openapi.yaml (tests/apiclient.
 request appended nothing; an accepted one grew the version by exactly the events it returned;
 a retry with the same Idempotency-Key returned the first answer; and for the game touched,
 replaying its stored events (`service.core.state.fold`) gives the live view of every seat and of a
-spectator, with `ETag` the version. Counts go to tests/artifacts/counts.json."""
+spectator, with `ETag` the version. Counts go to tests/artifacts/counts-*.json."""
 
 from __future__ import annotations
 

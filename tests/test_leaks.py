@@ -23,7 +23,7 @@ sealed value is the same size whatever it hides, its digest is not the plain has
 it hides (nor is the event's hash that of the event with the value put back: substituting
 candidates tells nothing without the nonce), and every viewer's log, at every sampled version,
 verifies by docs/fairness.md alone (`tests/support/page.py`). Counts go to
-tests/artifacts/counts.json."""
+tests/artifacts/counts-*.json."""
 
 from __future__ import annotations
 

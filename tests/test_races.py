@@ -6,7 +6,7 @@ What must hold: versions 1..n with no gap and no repeat; every event of every 20
 the log exactly once, and no two answers claim the same version (one winner per version); an
 If-Match answer applied exactly at its version; a retry with the same key and body returns the
 first answer; every chain verifies. The number of actions sent goes to
-tests/artifacts/counts.json (`race_actions`)."""
+tests/artifacts/counts-*.json (`race_actions`)."""
 
 from __future__ import annotations
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from service.core.chain import seal
 from service.sim.table import Table
 
 # What the reliability tests checked (cases, games, actions); conftest prints it after the run.
-COUNTS = Path(__file__).resolve().parents[1] / "artifacts" / "counts.json"
+# One file per pytest-xdist worker ("main" without xdist), merged by conftest.
+COUNTS_DIR = Path(__file__).resolve().parents[1] / "artifacts"
+COUNTS = COUNTS_DIR / f"counts-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.json"
 
 SEED = bytes(range(32))
 
