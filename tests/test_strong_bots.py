@@ -133,3 +133,21 @@ def test_the_safety_net_still_plays_a_legal_move():
     finally:
         search.time_cap(None)
     assert capped in game_view(table.state, seat)["legal_actions"]
+
+
+def test_roylet_tries_one_card_of_each_kind_and_face():
+    """Suits count in BatailleRoylet only for the 9 of hearts (docs/rules/roylet.md#rule-3) and
+    the king of hearts (docs/rules/roylet.md#rule-5): the strong bot tries one card of each
+    other rank, each kind with each face it may take, and drops no kind."""
+    from service.games.roylet.bots import _candidates
+
+    king = ["JS", "JH", "JD", "JC", "KH", "KS", "9H", "9S", "7D", "7C"]
+    view = {"legal_actions": [{"type": "play", "card": c} for c in king]}
+    assert [a["card"] for a in _candidates(view)] == ["JS", "KH", "KS", "9H", "9S", "7D"]
+    ally = [{"type": "play", "card": c, "face": f} for c in ["AS", "AD", "9H"] for f in FACES]
+    assert [(a["card"], a["face"]) for a in _candidates({"legal_actions": ally})] == [
+        ("AS", "down"),
+        ("AS", "up"),
+        ("9H", "down"),
+        ("9H", "up"),
+    ]
