@@ -57,7 +57,10 @@ def test_the_rules_show_each_game_its_measured_strength(svc):
     expected = strength.targets(strength.files((RESULTS,)))
     assert expected, "the ladder's results are committed"
     shown = [(g, s["target"], s["commit"]) for g in games for s in games[g]["strength"]]
-    assert sorted(shown) == sorted((t["game"], t["target"], r["commit"]) for t, r, _ in expected)
+    # a target measured again later in its file's day names its own commit and date
+    assert sorted(shown) == sorted(
+        (t["game"], t["target"], t.get("commit", r["commit"])) for t, r, _ in expected
+    )
     for t, report, path in expected:
         (entry,) = [s for s in games[t["game"]]["strength"] if s["target"] == t["target"]]
         assert entry["level"] in games[t["game"]]["bots"] and entry["against"] == "greedy"
@@ -67,5 +70,5 @@ def test_the_rules_show_each_game_its_measured_strength(svc):
             t["interval95"],
         )
         whole = strength.full(report, path)
-        assert entry["quick"] is not whole and entry["date"] == report["date"]
+        assert entry["quick"] is not whole and entry["date"] == t.get("date", report["date"])
         assert entry["met"] == (whole and t["interval95"][0] >= t["goal"])

@@ -77,8 +77,9 @@ def measured() -> dict[str, list[dict[str, Any]]]:
                 # a goal is met only at the ladder's own n, fixed in advance
                 "met": t["met"] and whole,
                 "quick": not whole,
-                "commit": report["commit"],
-                "date": report["date"],
+                # a target measured again later in the day names its own commit and date
+                "commit": t.get("commit", report["commit"]),
+                "date": t.get("date", report["date"]),
             }
         )
     return out
