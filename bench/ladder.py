@@ -157,7 +157,8 @@ def main() -> None:
             f"round_limit {row['round_limit_share']:.3f} {row['seconds']}s",
             flush=True,
         )
-        report["complete"] = len(report["targets"]) == len(chosen)
+        # every target of the ladder, not only those chosen with --only
+        report["complete"] = len(report["targets"]) == len(TARGETS)
         path.write_text(json.dumps(report, indent=2) + "\n")  # after each: a cut run keeps its part
     print(f"wrote {path}")
 

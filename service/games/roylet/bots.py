@@ -237,7 +237,7 @@ def _policy(state: dict, seat: int, seats: list[int], game, rng: BotRng) -> dict
 
 
 # twice the generic budget: a round's play-outs are short, and more sampled deals a card made
-# the King win more rounds on a tuning seed (docs/bots.md#budget)
+# the King win more rounds on a tuning seed (docs/bots.md#how-strong-works)
 SEARCH = search.Search(world=_world, score=_score, horizon=_round_over, policy=_policy, budget=240)
 
 
