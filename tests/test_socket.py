@@ -195,7 +195,19 @@ def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_p
             got = [json.loads(m) for m in spectator]
             assert spectator.close_code == 1000
         assert [m["event"]["version"] for m in got] == list(range(4, len(out[0]["seen"]) + 1))
+        server.signal(signal.SIGTERM)
+        server.process.wait(timeout=20)
+        _no_traceback(server)
+    finally:
+        server.stop()
 
+
+def test_sockets_count_with_streams_and_hear_1001_when_the_server_stops(tmp_path, redis_url):
+    """On the production server, with the socket's usual lifetime (a short one could end a
+    held connection before the one over the cap asks)."""
+    env = {"BATAYO_STREAMS_MAX": "4", "BATAYO_RATE_LIMIT_TOKEN": "0"}
+    server = production(tmp_path, redis_url, env)
+    try:
         # the per-process total counts sockets with streams: 503 `streams_full`
         gid, tokens = _game(server.port)
         held = [_open(server.port, gid, tokens[0]), _open(server.port, gid, tokens[0])]
