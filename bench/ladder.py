@@ -20,6 +20,7 @@ import math
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -49,19 +50,23 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def _seats(count: int, strong: list[int], shift: int) -> tuple[list[dict], set[int]]:
-    mine = {(s + shift) % count for s in strong}
-    return [{"bot": "strong" if s in mine else "greedy"} for s in range(count)], mine
+def rotation(
+    count: int, side: Sequence[int], index: int, rotate: bool = True
+) -> tuple[set[int], int]:
+    """Game `index` of a set that replays one deal with `side`'s seats rotated (a pair by one
+    seat, a lone seat around the table; `rotate` False: a role keeps its seats): the seats the
+    side holds, and the deal played."""
+    turns = 1 if not rotate else (2 if len(side) > 1 else count)
+    return {(s + index % turns) % count for s in side}, index // turns
 
 
 def _one(args: tuple) -> dict:
     name, game, options, count, strong, index, base = args
-    rotations = 1 if ROTATE.get(name) is False else (2 if len(strong) > 1 else count)
-    shift = index % rotations
-    seats, mine = _seats(count, strong, shift)
+    mine, deal = rotation(count, strong, index, ROTATE.get(name) is not False)
+    seats = [{"bot": "strong" if s in mine else "greedy"} for s in range(count)]
     seed = hashlib.sha256(base + name.encode()).digest()
     started = time.perf_counter()
-    final = play(game, options, seats, seed, index // rotations, "2026-12-02T00:00:00.000000Z")
+    final = play(game, options, seats, seed, deal, "2026-12-02T00:00:00.000000Z")
     result = final["result"]
     winners = set(result["winners"])
     return {

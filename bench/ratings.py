@@ -1,11 +1,11 @@
 """The bots' rating table: every level of a game against every other, on one Bradley-Terry scale.
 
-A cell is one level in a side's seats and another in the other seats, seats rotated over the
-games as the ladder does; `strong` also meets `strong`, on a seed of its own. A side wins a game
-when every winner is in its seats (a draw, or winners on both sides, counts half). The model:
-side A's level beats the field with probability g_A / (g_A + m * g_B), m the opponents that
-each could win alone (three in Batak ihaleli, one team in eşli); BatailleRoylet's King also has
-a role factor. Ratings are Elo points (400 log10 g, greedy at 0) with 95% bootstrap intervals.
+A cell is one level in a side's seats and another in the others, each deal replayed with the
+seats rotated (bench/ladder.py's `rotation`); `strong` also meets `strong`, on a seed of its
+own. A side wins a game when every winner is in its seats (a draw, or winners on both sides,
+counts half). The model: side A's level beats the field with probability g_A / (g_A + m g_B),
+m the opponents that could each win alone (three in Batak ihaleli, one team in eşli);
+BatailleRoylet's King also has a role factor. Ratings are Elo points (400 log10 g, greedy at 0) with 95% bootstrap intervals.
 
     python bench/ratings.py --games 100 --jobs 2      # n games a cell (the docs' table: >= 100)
 """
@@ -25,9 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.ladder import rotation
 from bench.record import commit
 from service.core.registry import GAMES
 from service.sim.simulate import play
+from service.sim.stats import percentile
 
 SEED = b"ratings-2026-12: a seed never used while tuning"
 STRONG_PAIR_SEED = b"ratings-2026-12: strong against strong"
@@ -68,22 +70,14 @@ def cells(case: Case, names: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for a in names for b in names if a != b or case.roles or a == "strong"]
 
 
-def _rotation(case: Case, index: int) -> set[int]:
-    """The seats of the rated side in game `index` (as the ladder rotates them)."""
-    if case.roles:
-        return set(case.side)
-    turns = 2 if len(case.side) > 1 else case.seats
-    return {(s + index % turns) % case.seats for s in case.side}
-
-
 def _one(args: tuple) -> float:
     """Side A's score in one game: 1 a win, 0 a loss, half a draw or a shared win."""
     case, a, b, index = args
-    mine = _rotation(case, index)
+    mine, deal = rotation(case.seats, case.side, index, rotate=not case.roles)
     seats = [{"bot": a if s in mine else b} for s in range(case.seats)]
     seed = STRONG_PAIR_SEED if a == b == "strong" else SEED
     cell_seed = hashlib.sha256(seed + f"{case.name}/{a}/{b}".encode()).digest()
-    final = play(case.game, case.options, seats, cell_seed, index, "2026-12-02T00:00:00.000000Z")
+    final = play(case.game, case.options, seats, cell_seed, deal, "2026-12-02T00:00:00.000000Z")
     winners = set(final["result"]["winners"])
     if winners and winners <= mine:
         return 1.0
@@ -142,7 +136,7 @@ def elo(log_strength: float) -> float:
 
 
 def _interval(xs: list[float]) -> list[int]:
-    return [round(_quantile(xs, 0.025)), round(_quantile(xs, 0.975))]
+    return [round(percentile(xs, 2.5)), round(percentile(xs, 97.5))]
 
 
 def table(
@@ -171,13 +165,6 @@ def table(
     if case.roles:
         result["role_elo"] = {"elo": round(elo(role)), "interval95": _interval(roles)}
     return result
-
-
-def _quantile(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, max(0, round(q * (len(ys) - 1))))]
 
 
 def measure(case: Case, names: list[str], n: int, jobs: int) -> dict[tuple[str, str], list[float]]:

@@ -1,4 +1,5 @@
-"""The bench cannot rot: `bench/run.py --quick` runs (in a few seconds) and prints its table."""
+"""The bench cannot rot: `bench/run.py --quick` runs (in a few seconds) and prints its table;
+the clocks bench and the rating table run on a small scale."""
 
 from __future__ import annotations
 
@@ -10,17 +11,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_quick_bench_prints_its_table(redis_url):
-    """On the tests' own Redis server (the bench empties the database it is given)."""
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), "--quick"],
+def _bench(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python bench/SCRIPT ARGS` from the checkout, its output kept."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=ROOT,
-        env={"REDIS_URL": redis_url, "PATH": "", "COLUMNS": "160"},
+        env=env,
         check=False,
     )
+
+
+def test_quick_bench_prints_its_table(redis_url):
+    """On the tests' own Redis server (the bench empties the database it is given)."""
+    out = _bench("run.py", "--quick", env={"REDIS_URL": redis_url, "PATH": "", "COLUMNS": "160"})
     assert out.returncode == 0, out.stderr
     for figure in (
         "| simulate: 52-card 2-player Bataille |",
@@ -61,15 +67,26 @@ def test_the_clocks_bench_times_each_clock_from_the_event_that_started_it():
 
 
 def test_the_clocks_bench_runs_against_batayo_serve():
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "clocks.py"), "--games", "2", "--seconds", "3"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
+    out = _bench("clocks.py", "--games", "2", "--seconds", "3")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["clocks"] >= 1 and {"late_p99_ms", "missed", "healthz_p99_ms"} <= set(result)
     assert result["healthz"] > 10 and result["events_of_strong_games"] > 0
+
+
+def test_the_rating_table_runs_and_writes_its_file(tmp_path):
+    out = tmp_path / "ratings.json"
+    done = _bench(
+        "ratings.py",
+        *("--only", "batak_esli", "--levels", "random,greedy", "--games", "4"),
+        *("--boots", "20", "--out", str(out)),
+    )
+    assert done.returncode == 0, done.stderr
+    (case,) = json.loads(out.read_text())["cases"]
+    assert {(c["level"], c["against"], c["games"]) for c in case["cells"]} == {
+        ("random", "greedy", 4),
+        ("greedy", "random", 4),
+    }
+    assert case["ratings"]["greedy"]["elo"] == 0
+    lo, hi = case["ratings"]["random"]["interval95"]
+    assert lo <= case["ratings"]["random"]["elo"] <= hi

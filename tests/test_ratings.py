@@ -1,17 +1,13 @@
 """The rating table's model (bench/ratings.py): the fit finds the strengths that made the
-scores, the field and the role counted; and the command runs end to end on a small table."""
+scores, the field and the role counted; each deal is replayed with the seats rotated, as in
+the ladder. The command itself runs in tests/test_bench_smoke.py."""
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 from bench import ratings
-
-ROOT = Path(__file__).resolve().parent.parent
+from bench.ladder import rotation
 
 
 def _expected(truth: dict[str, float], field: int, role: float, n: int, roles: bool) -> dict:
@@ -50,27 +46,15 @@ def test_a_level_that_never_lost_has_a_finite_rating():
     assert 0 < fitted["strong"] - fitted["random"] < 10
 
 
-def test_the_command_writes_its_table(tmp_path):
-    out = tmp_path / "ratings.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "ratings.py"),
-            *("--only", "batak_esli", "--levels", "random,greedy", "--games", "4"),
-            *("--boots", "20", "--out", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    (case,) = json.loads(out.read_text())["cases"]
-    assert {(c["level"], c["against"], c["games"]) for c in case["cells"]} == {
-        ("random", "greedy", 4),
-        ("greedy", "random", 4),
-    }
-    assert case["ratings"]["greedy"]["elo"] == 0
-    lo, hi = case["ratings"]["random"]["interval95"]
-    assert lo <= case["ratings"]["random"]["elo"] <= hi
+def test_each_deal_is_replayed_with_the_side_rotated():
+    """A lone seat goes round the table, a pair (Batak eşli) moves by one seat; a role (the
+    King) keeps its seats, a new deal each game."""
+    assert [rotation(4, [0], i) for i in range(5)] == [
+        ({0}, 0),
+        ({1}, 0),
+        ({2}, 0),
+        ({3}, 0),
+        ({0}, 1),
+    ]
+    assert [rotation(4, [0, 2], i) for i in range(3)] == [({0, 2}, 0), ({1, 3}, 0), ({0, 2}, 1)]
+    assert rotation(3, [0], 5, rotate=False) == ({0}, 5)
