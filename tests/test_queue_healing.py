@@ -282,6 +282,19 @@ def test_the_worker_healthcheck_says_a_killed_worker_is_dead_within_ten_seconds(
         stop(worker)
 
 
+class Queue:
+    """The job queue as the worker's loop asks it: away for the first `away` pings."""
+
+    def __init__(self, away: int = 0) -> None:
+        self.away, self.pings = away, 0
+
+    def ping(self) -> bool:
+        self.pings += 1
+        if self.pings <= self.away:
+            raise redis.ConnectionError("away")
+        return True
+
+
 def test_a_job_the_lost_queue_cut_short_is_given_back_and_the_loop_goes_on():
     """RQ pops a job from one of several queues and keeps no trace of it if its start then
     fails: the queue went away between the pop and the start. The worker gives that job back
@@ -305,12 +318,8 @@ def test_a_job_the_lost_queue_cut_short_is_given_back_and_the_loop_goes_on():
                 raise redis.ConnectionError("the queue went away")
             self._stop_requested = True  # the next loop runs until it is asked to stop
 
-    class Answers:
-        def ping(self) -> bool:
-            return True
-
     given: list = []
-    run(Loop, Answers(), wait_s=0, give_back=given.append)
+    run(Loop, Queue(), wait_s=0, give_back=given.append)
     assert [job.id for job in given] == ["bots-g-71"] and Loop.made == 2
 
 
@@ -332,17 +341,9 @@ def test_a_worker_started_while_the_queue_is_away_waits_for_it():
         def work(self, burst: bool = False) -> None:
             self._stop_requested = True
 
-    class Answers:
-        asked = 0
-
-        def ping(self) -> bool:
-            Answers.asked += 1
-            if Answers.asked < 4:
-                raise redis.ConnectionError("away")
-            return True
-
-    run(Loop, Answers(), wait_s=0)
-    assert Loop.made == 3 and Answers.asked >= 4
+    queue = Queue(away=3)
+    run(Loop, queue, wait_s=0)
+    assert Loop.made == 3 and queue.pings >= 4
 
 
 class Blinking:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .command import Command
@@ -60,12 +60,15 @@ def viewing(bot: Bot) -> Policy:
     return policy
 
 
-def distinct(actions: Sequence[dict]) -> list[dict]:
-    """The actions once each (a legal action list never repeats, but be safe)."""
-    seen: set[tuple] = set()
+def distinct(
+    actions: Sequence[dict], alike: Callable[[dict], Hashable] | None = None
+) -> list[dict]:
+    """The actions once each (a legal action list never repeats, but be safe), or with `alike`
+    the first of the actions it maps to one value (moves that make the same game)."""
+    seen: set = set()
     out = []
     for a in actions:
-        key = tuple(sorted(a.items()))
+        key = alike(a) if alike is not None else tuple(sorted(a.items()))
         if key not in seen:
             seen.add(key)
             out.append(a)

@@ -250,10 +250,7 @@ def _kind(card: str) -> str:
 def _candidates(view: Mapping) -> list[dict]:
     """One legal action for each kind of card and face: cards alike make the same game, so
     trying one of them leaves the budget more sampled deals for each of the others."""
-    first: dict[tuple, dict] = {}
-    for action in view["legal_actions"]:
-        first.setdefault((_kind(action["card"]), action.get("face")), action)
-    return list(first.values())
+    return search.distinct(view["legal_actions"], lambda a: (_kind(a["card"]), a.get("face")))
 
 
 def strong(view: Mapping, rng: BotRng) -> dict:
