@@ -22,6 +22,10 @@ expect = pytest.importorskip("playwright.sync_api").expect
 AXE = Path(__file__).resolve().parent / "support" / "vendor" / "axe.min.js"
 STATIC = Path(__file__).resolve().parent.parent / "service" / "web" / "static"
 PHONE = {"width": 375, "height": 740}
+LAYOUT = """ids => ids.map(id => {
+    const r = document.querySelector(id).getBoundingClientRect();
+    return {x: r.x, y: r.y + window.scrollY, width: r.width, height: r.height};
+})"""
 BOTS = {
     "bataille": {"game": "bataille", "options": {"players": 3, "deck": 32}},
     "batayo": {"game": "batayo", "options": {"format": "express"}},
@@ -541,8 +545,8 @@ def test_on_a_phone_the_hand_sits_with_the_table(server, open_page):
         page = open_page(f"/games/{gid}?token={token}", **PHONE)
         target = page.locator("#hand .card-btn, #actions button.action").first
         expect(target).to_be_visible()
-        hand = page.locator("#hand").bounding_box()
-        center = page.locator("#center").bounding_box()
+        # both boxes in one script run: bots moving redraw the page between two separate asks
+        hand, center = page.evaluate(LAYOUT, ["#hand", "#center"])
         assert hand["y"] < PHONE["height"], (game, hand)  # no scroll to reach it
         assert hand["y"] - (center["y"] + center["height"]) < 160, (game, hand, center)
         width = page.evaluate("document.documentElement.scrollWidth")
