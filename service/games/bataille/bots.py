@@ -59,28 +59,34 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     ]
     placed = seen.union(*in_pack, *in_won)
     pool = [c for c in deck(view["options"]) if c not in placed]
-    hidden_up = [p["seat"] for p in players if p["has_put"] and p["seat"] not in ups]
-    sizes = [0 if s == me else players[s]["pack"] - len(in_pack[s]) for s in range(n)]
+    # a choice another seat has made but not shown goes back to its pack: the play-out makes
+    # it again with the policy, as if that seat had not chosen yet (its cards are as unknown
+    # either way; guessing the choice uniformly would ignore what a player is likely to pick)
+    taken_back = [
+        p["down"] + 1 if p["has_put"] and s != me and s not in ups else 0
+        for s, p in enumerate(players)
+    ]
+    sizes = [
+        0 if s == me else players[s]["pack"] - len(in_pack[s]) + taken_back[s] for s in range(n)
+    ]
     sizes += [0 if s == me and my_won else p["won"] - len(in_won[s]) for s, p in enumerate(players)]
-    sizes += [t["aside"], t["pot"] - len(t["face_up"]), len(hidden_up)]
-    sizes += [0 if s == me or not players[s]["has_put"] else players[s]["down"] for s in range(n)]
+    sizes += [t["aside"], t["pot"] - len(t["face_up"])]
+    sizes += [
+        p["down"] if p["has_put"] and s != me and not taken_back[s] else 0
+        for s, p in enumerate(players)
+    ]
     piles = search.deal_out(pool, sizes, rng)
     packs = [mine if s == me else in_pack[s] + piles[s] for s in range(n)]
     won = [in_won[s] + piles[n + s] for s in range(n)]
     if my_won:
         won[me] = my_won
-    aside, pot_down, turned = (
-        piles[2 * n],
-        piles[2 * n + 1],
-        # a contender short of cards may have put no face-up card: then the pool runs out first
-        dict(zip(hidden_up, piles[2 * n + 2], strict=False)),
-    )
+    aside, pot_down = piles[2 * n], piles[2 * n + 1]
     put: list = [None] * n
     for p in players:
         s = p["seat"]
-        if p["has_put"]:
-            down = list(t.get("your_down", ())) if s == me else piles[2 * n + 3 + s]
-            put[s] = {"up": ups.get(s, turned.get(s)), "down": down}
+        if p["has_put"] and not taken_back[s]:
+            down = list(t.get("your_down", ())) if s == me else piles[2 * n + 2 + s]
+            put[s] = {"up": ups.get(s), "down": down}
     table = {
         "packs": packs,
         "won": won,
@@ -128,7 +134,11 @@ def _candidates(view: Mapping) -> list[dict]:
 
 
 SEARCH = search.Search(
-    world=_world, score=_score, horizon=_round_over, policy=search.viewing(greedy)
+    world=_world,
+    score=_score,
+    horizon=_round_over,
+    policy=search.viewing(greedy),
+    budget=480,
 )
 
 
