@@ -139,7 +139,8 @@ def test_a_folder_archive_serves_across_processes(tmp_path):
 
 
 def test_the_archive_keeps_nothing_it_can_recompute_and_rebuilds_the_log_exactly():
-    """CLARIFICATIONS: 'the archive may drop fields it can recompute (hashes, digests, nonces)'."""
+    """docs/operations.md: the archive drops what the log recomputes (versions, `prev`, digests
+    and hashes) and rebuilds every event byte for byte."""
     client = fakeredis.FakeRedis()
     box = Box(client, memory_url())
     gid, _ = finished_game(box, "batak")

@@ -138,8 +138,8 @@ OPS = st.lists(
 
 @given(OPS)
 def test_status_counts_and_sets_equal_the_statuses_whatever_the_order(ops):
-    """CLARIFICATIONS (cost that must not grow): counts kept as counters, games in play indexed
-    by status; any order of creations and status changes, repeated or not, leaves the counts and
+    """docs/operations.md (Redis Cluster): the counts by status are kept as counters, games in
+    play indexed by status; any order of creations and status changes, repeated or not, leaves the counts and
     the per-status sets equal to the games' statuses."""
     store = Store(fakeredis.FakeRedis())
     statuses: dict[str, str] = {}
@@ -188,7 +188,8 @@ def test_an_older_index_and_counters_are_adopted_once():
 
 
 def test_listing_reads_one_page_whatever_the_games_stored():
-    """CLARIFICATIONS: listing costs O(page): the commands it sends do not grow with the games."""
+    """Listing costs O(page) (docs/operations.md): the commands it sends do not grow with the
+    games stored."""
     client = fakeredis.FakeRedis()
     store = Store(client)
     for n in range(300):

@@ -1,9 +1,9 @@
 """What must hold: "No corruption, no double move, whatever Redis does." Each fault is injected
 on the tests' own real Redis server (a reply lost after the server applied the command, a stream
 rolled back to an older copy, the queue's keys lost), and every answer must be one of
-(CLARIFICATIONS, Redis faults): the right outcome applied once; a refusal that changed nothing;
-or a 503 with Retry-After after which a retry with If-Match or the same Idempotency-Key reaches
-exactly one outcome. Never a 500, never a refusal of a move that was in fact applied."""
+(docs/operations.md, "Faults and what each costs"): the right outcome applied once; a refusal
+that changed nothing; or a 503 with Retry-After after which a retry with If-Match or the same
+Idempotency-Key reaches exactly one outcome. Never a 500, never a refusal of a move that was in fact applied."""
 
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ def play_out(
 
 
 def deal_score(taken: list[int], declarer: int, bid: int, esli: bool) -> list[int]:
-    """RULES.md Batak rule 5, per seat (a team's points for each member in esli)."""
+    """docs/rules/batak.md#rule-5, per seat (a team's points for each member in esli)."""
     if esli:
         team = [taken[0] + taken[2], taken[1] + taken[3]]
         d = declarer & 1
