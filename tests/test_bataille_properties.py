@@ -8,9 +8,11 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.core.cards import value
 from service.core.state import fold
 from service.core.views import game_view, shown_event
-from service.games.bataille.rules import _available
+from service.games.bataille.bots import greedy
+from service.games.bataille.rules import _available, deck
 from service.sim.table import Table
 from tests.support.helpers import without_decks
 from tests.support.strategies import games
@@ -57,3 +59,13 @@ def test_no_viewer_sees_a_card_it_may_not_know(spec, data):
             assert not leaked, (v, event["type"], leaked)
             leaked = shown(game_view(state, v)) - known[v]
             assert not leaked, (v, "view", leaked)
+
+
+@given(st.lists(st.sampled_from(deck({"deck": 52})), min_size=2, max_size=20, unique=True))
+def test_greedy_in_a_bataille_puts_its_highest_card_up_and_its_lowest_down(cards):
+    """docs/bots.md (how the simpler bots play): in an open bataille greedy puts its highest
+    card up and its lowest down, the first such pair of its legal actions (which offer every
+    ordered pair of the cards it may put, as `legal_actions` lists them)."""
+    legal = [{"type": "play", "card": c, "down": d} for c in cards for d in cards if c != d]
+    expected = max(legal, key=lambda a: (value(a["card"]), -value(a["down"])))
+    assert greedy({"legal_actions": legal}, None) == expected

@@ -16,16 +16,17 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
     legal = view_["legal_actions"]
     if len(legal) == 1:
         return legal[0]
-
-    def strength(action: dict) -> tuple:
-        up = value(action["card"])
-        down = value(action["down"]) if "down" in action else 0
-        return (up, -down)
-
-    best = max(legal, key=strength)
-    if "down" in best or value(best["card"]) >= RANKS.index("Q") + 2:
+    if "down" in legal[0]:
+        # every pair of the cards offered: the first highest up, then the first lowest of the
+        # rest down (the first action of that strength), found without scoring every pair
+        cards = list(dict.fromkeys(a["card"] for a in legal))
+        up = max(cards, key=value)
+        down = min((c for c in cards if c != up), key=value)
+        return {"type": "play", "card": up, "down": down}
+    best = max(legal, key=lambda a: value(a["card"]))
+    if value(best["card"]) >= RANKS.index("Q") + 2:
         return best
-    return min(legal, key=strength)
+    return min(legal, key=lambda a: value(a["card"]))
 
 
 # -- strong: determinized search over the round (ouverte) ---------------------------------------
