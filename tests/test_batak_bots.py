@@ -51,6 +51,47 @@ def test_fast_play_out_follows_the_rules(mode, overtake):
         )
 
 
+def _suit_sorted(view: dict) -> dict:
+    """The view with its hand and legal cards sorted by suit (S, H, D, C), then rank."""
+    key = bots.card_int
+    out = {**view, "table": {**view["table"], "hand": sorted(view["table"]["hand"], key=key)}}
+    out["legal_actions"] = sorted(view["legal_actions"], key=lambda a: key(a["card"]))
+    return out
+
+
+@pytest.mark.parametrize("overtake", [True, False])
+def test_the_strong_bots_model_of_an_opponent_plays_as_greedy(overtake):
+    """docs/bots.md (a model of the opponents): in ihaleli the strong bot's play-outs play every
+    other seat by greedy's rule. At each turn of real greedy games, the play-out's first card
+    for such a seat is the card `greedy` picks from that seat's view (its hand sorted by suit,
+    the order in which the play-out breaks greedy's ties)."""
+    checked = 0
+    for seed in range(8):
+        t = table(seed=seed, mode="ihaleli", must_overtake_when_trumped=overtake)
+        while t.state["table"]["phase"] != "play":
+            t.bot_move(awaited(t.state)[0], "greedy")
+        while t.state["status"] == "playing" and t.state["table"]["phase"] == "play":
+            tab = t.state["table"]
+            seat = tab["turn"]
+            record: list = []
+            bots.play_out(
+                [bots._masks(hand) for hand in tab["hands"]],
+                bots.SUIT_INDEX[tab["trump"]],
+                tab["trump_broken"],
+                [(p["seat"], *bots.card_int(p["card"])) for p in tab["trick"]],
+                seat,
+                list(tab["tricks_taken"]),
+                overtake,
+                record,
+                own=(seat + 1) & 3,  # the searching seat: any other one
+            )
+            chosen = bots.greedy(_suit_sorted(t.view(seat)), random.Random(0))
+            assert bots.card_text(*record[0][1:]) == chosen["card"]
+            checked += 1
+            play(t, seat, chosen["card"])
+    assert checked == 8 * 52
+
+
 def test_constraints_from_voids_and_forced_overtakes():
     """What the expert infers: a seat that did not follow is void; one that followed below the
     highest card when it would have had to beat it holds nothing higher; a void seat that played

@@ -75,6 +75,26 @@ def _lead(h: list[list[int]], p: int, trump: int, broken: bool) -> tuple[int, in
     return best_s, _low(hp[best_s])
 
 
+def _greedy_lead(h: list[list[int]], p: int, trump: int) -> tuple[int, int]:
+    """`greedy`'s lead with every hand known: its highest master side card, else the lowest
+    card of its longest side suit (trump only from a hand of trumps); ties go to the first suit
+    (S, H, D, C), as greedy breaks them on a hand sorted by suit."""
+    hp = h[p]
+    rest = [h[(p + 1) & 3][s] | h[(p + 2) & 3][s] | h[(p + 3) & 3][s] for s in range(4)]
+    best_s, best_r = -1, -1
+    for s in range(4):
+        m = hp[s]
+        if m and s != trump:
+            hi = m.bit_length() - 1
+            if not rest[s] >> hi and hi > best_r:
+                best_s, best_r = s, hi
+    if best_s >= 0:
+        return best_s, best_r
+    side = [s for s in range(4) if hp[s] and s != trump] or [s for s in range(4) if hp[s]]
+    s = max(side, key=lambda x: (hp[x].bit_count(), -_low(hp[x])))
+    return s, _low(hp[s])
+
+
 def play_out(
     h: list[list[int]],
     trump: int,
@@ -84,12 +104,15 @@ def play_out(
     taken: list[int],
     overtake: bool,
     record: list | None = None,
+    own: int = -1,
 ) -> list[int]:
     """Play the deal to its end with every hand known (`h` is changed), adding tricks to `taken`.
 
     `trick` is the trick in play as (seat, suit, rank), possibly complete; `nxt` the seat to play
     (or, when the trick is empty, to lead). `record`, if given, receives every (seat, suit, rank)
-    played, so tests can check the play-out against the rules."""
+    played, so tests can check the play-out against the rules. `own`: the one seat that plays
+    the play-out's own policy, every other seat playing `greedy`'s rule (the strong bot's model
+    of its opponents in ihaleli); -1 (the expert): every seat plays the own policy."""
     left = sum(m.bit_count() for hp in h for m in hp)
     n = len(trick)
     led = top_led = top_led_seat = top_tr = top_tr_seat = -1
@@ -111,7 +134,7 @@ def play_out(
             p, n = w, 0
         hp = h[p]
         if n == 0:
-            s, r = _lead(h, p, trump, broken)
+            s, r = _lead(h, p, trump, broken) if own < 0 or p == own else _greedy_lead(h, p, trump)
             led, top_led, top_led_seat, top_tr, top_tr_seat = s, r, p, -1, -1
         else:
             m = hp[led]
@@ -133,7 +156,7 @@ def play_out(
                             threat |= hq[led]
                             if not hq[led] and led != trump and hq[trump]:
                                 ruff = True
-                        if ruff or not threat:
+                        if ruff or not threat or (own >= 0 and p != own):
                             r = _low(hi)
                         else:
                             b = threat.bit_length()
@@ -306,9 +329,11 @@ def declarer_tricks(
     worlds: int,
     overtake: bool,
     esli: bool = False,
+    own: int = -1,
 ) -> dict[int, list[int]]:
     """Tricks the hand (in esli: with its partner) takes as declarer, leading first, per
-    candidate trump suit, over `worlds` random deals of the other 39 cards."""
+    candidate trump suit, over `worlds` random deals of the other 39 cards (`own` as in
+    `play_out`)."""
     mine = _masks(hand)
     held = set(hand)
     unseen = [card_int(r + s) for s in SUITS for r in RANKS if r + s not in held]
@@ -322,7 +347,7 @@ def declarer_tricks(
             base[others[i % 3]][s] |= 1 << r
         for t in suits:
             h = [list(x) for x in base]
-            taken = play_out(h, t, False, [], me, [0, 0, 0, 0], overtake)
+            taken = play_out(h, t, False, [], me, [0, 0, 0, 0], overtake, None, own)
             out[t].append(taken[me] + (taken[(me + 2) & 3] if esli else 0))
     return out
 
@@ -404,26 +429,31 @@ def greedy(view: dict, rng: BotRng) -> dict:
 # -- expert ---------------------------------------------------------------------------------------
 
 
-def _expert(view: dict, rng: BotRng, rollouts: int = PLAY_ROLLOUTS) -> tuple[dict, str]:
+def _expert(
+    view: dict, rng: BotRng, rollouts: int = PLAY_ROLLOUTS, model: bool = False
+) -> tuple[dict, str]:
+    """The expert's move and its reason. `model`: in ihaleli the other seats play `greedy`'s
+    rule in the play-outs (the strong bot's model of its opponents)."""
     legal = view["legal_actions"]
     if not legal:
         return {}, "it is not your turn"
     t = view["table"]
+    own = view["you"] if model and t["mode"] == "ihaleli" else -1
     kind = legal[0]["type"]
     if kind in ("bid", "pass"):
-        return _expert_bid(view, rng)
+        return _expert_bid(view, rng, own)
     if kind == "trump":
-        return _expert_trump(view, rng)
+        return _expert_trump(view, rng, own)
     if len(legal) == 1:
         return legal[0], f"{legal[0]['card']} is your only legal card"
-    return _expert_play(view, rng, t, rollouts)
+    return _expert_play(view, rng, t, rollouts, own)
 
 
 def _overtake(view: dict) -> bool:
     return view["options"].get("must_overtake_when_trumped", True)
 
 
-def _expert_bid(view: dict, rng: BotRng) -> tuple[dict, str]:
+def _expert_bid(view: dict, rng: BotRng, own: int = -1) -> tuple[dict, str]:
     legal = view["legal_actions"]
     t = view["table"]
     bids = [a for a in legal if a["type"] == "bid"]
@@ -435,7 +465,7 @@ def _expert_bid(view: dict, rng: BotRng) -> tuple[dict, str]:
     if esli and t["high_bidder"] == (me + 2) % 4:
         return {"type": "pass"}, "pass: your partner holds the highest bid"
     suits = _trump_candidates(t["hand"])
-    table = declarer_tricks(t["hand"], me, rng, suits, BID_WORLDS, _overtake(view), esli)
+    table = declarer_tricks(t["hand"], me, rng, suits, BID_WORLDS, _overtake(view), esli, own)
     low = bids[0]["tricks"] if bids else 14
     expected = max(sum(ks) / len(ks) for ks in table.values())
     best_suit = max(suits, key=lambda s: _contract_value(table[s], low) if bids else 0)
@@ -455,12 +485,13 @@ def _expert_bid(view: dict, rng: BotRng) -> tuple[dict, str]:
     )
 
 
-def _expert_trump(view: dict, rng: BotRng) -> tuple[dict, str]:
+def _expert_trump(view: dict, rng: BotRng, own: int = -1) -> tuple[dict, str]:
     t = view["table"]
     bid = t["bid"]
     suits = [s for s in range(4) if any(c[-1] == SUITS[s] for c in t["hand"])] or [0]
     esli = t["mode"] == "esli"
-    table = declarer_tricks(t["hand"], view["you"], rng, suits, BID_WORLDS, _overtake(view), esli)
+    overtake = _overtake(view)
+    table = declarer_tricks(t["hand"], view["you"], rng, suits, BID_WORLDS, overtake, esli, own)
     best = max(suits, key=lambda s: (_contract_value(table[s], bid), sum(table[s])))
     ks = table[best]
     made = sum(k >= bid for k in ks) / len(ks)
@@ -471,7 +502,7 @@ def _expert_trump(view: dict, rng: BotRng) -> tuple[dict, str]:
 
 
 def _expert_play(
-    view: dict, rng: BotRng, t: dict, rollouts: int = PLAY_ROLLOUTS
+    view: dict, rng: BotRng, t: dict, rollouts: int = PLAY_ROLLOUTS, own: int = -1
 ) -> tuple[dict, str]:
     me = view["you"]
     overtake = _overtake(view)
@@ -506,6 +537,8 @@ def _expert_play(
                 (me + 1) & 3,
                 list(tricks_now),
                 overtake,
+                None,
+                own,
             )
             totals[card] += _utility(taken, me, t["declarer"], t["bid"], esli)
             wins[card] += taken[me] - tricks_now[me]
@@ -545,8 +578,9 @@ STRONG_ROLLOUTS = 4 * PLAY_ROLLOUTS
 
 def strong(view: dict, rng: BotRng) -> dict:
     """The expert's determinized search with four times its play-outs a card: the same
-    inferences from the cards played, more sampled deals, so less noise in each choice."""
-    return _expert(view, rng, STRONG_ROLLOUTS)[0]
+    inferences from the cards played, more sampled deals, so less noise in each choice; in
+    ihaleli its play-outs also model the other seats as greedy players."""
+    return _expert(view, rng, STRONG_ROLLOUTS, model=True)[0]
 
 
 BOTS = {"random": random_bot, "greedy": greedy, "expert": expert, "strong": strong}
