@@ -34,9 +34,10 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
 
 def _world(view: Mapping, rng: BotRng) -> dict:
     """A full state agreeing with the seat's view: the cards it cannot place (in the others'
-    packs, every won pile, the cards set aside, the pot's face-down cards and the others' cards
-    not yet turned) dealt at random among those places; the cards everyone knows are in a pack
-    or a won pile (`known_pack`, `known_won`: won face up, not put down since) stay there."""
+    packs, every won pile, the cards set aside, the pot's face-down cards) dealt at random among
+    those places; the cards everyone knows are in a pack or a won pile (`known_pack`,
+    `known_won`: won face up, not put down since) stay there. Another seat's choice made but
+    not shown is undone: its cards go back to its pack, for the play-out to choose again."""
     t = view["table"]
     me = view["you"]
     players = t["players"]
