@@ -139,8 +139,8 @@ OPS = st.lists(
 @given(OPS)
 def test_status_counts_and_sets_equal_the_statuses_whatever_the_order(ops):
     """docs/operations.md (Redis Cluster): the counts by status are kept as counters, games in
-    play indexed by status; any order of creations and status changes, repeated or not, leaves the counts and
-    the per-status sets equal to the games' statuses."""
+    play indexed by status; any order of creations and status changes, repeated or not, leaves
+    the counts and the per-status sets equal to the games' statuses."""
     store = Store(fakeredis.FakeRedis())
     statuses: dict[str, str] = {}
     indexed: set[str] = set()

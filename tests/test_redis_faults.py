@@ -3,7 +3,8 @@ on the tests' own real Redis server (a reply lost after the server applied the c
 rolled back to an older copy, the queue's keys lost), and every answer must be one of
 (docs/operations.md, "Faults and what each costs"): the right outcome applied once; a refusal
 that changed nothing; or a 503 with Retry-After after which a retry with If-Match or the same
-Idempotency-Key reaches exactly one outcome. Never a 500, never a refusal of a move that was in fact applied."""
+Idempotency-Key reaches exactly one outcome. Never a 500, never a refusal of a move that was in
+fact applied."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The one place a bot is chosen and seeded: the seat's own bot, the timeout bot of a seat
 whose clock ran out, or the hint's adviser. Each sees only its seat's view and draws from a
-stream derived from the server seed (docs/fairness.md), so nobody can predict its next move from
-public data, while the same game (a simulation's seed) plays the same way again."""
+stream derived from the server seed (docs/fairness.md), so nobody can predict its next move
+from public data, while the same game (a simulation's seed) plays the same way again."""
 
 from __future__ import annotations
 

@@ -347,7 +347,7 @@ def declarer_tricks(
             base[others[i % 3]][s] |= 1 << r
         for t in suits:
             h = [list(x) for x in base]
-            taken = play_out(h, t, False, [], me, [0, 0, 0, 0], overtake, None, own)
+            taken = play_out(h, t, False, [], me, [0, 0, 0, 0], overtake, own=own)
             out[t].append(taken[me] + (taken[(me + 2) & 3] if esli else 0))
     return out
 
@@ -537,8 +537,7 @@ def _expert_play(
                 (me + 1) & 3,
                 list(tricks_now),
                 overtake,
-                None,
-                own,
+                own=own,
             )
             totals[card] += _utility(taken, me, t["declarer"], t["bid"], esli)
             wins[card] += taken[me] - tricks_now[me]
