@@ -117,6 +117,18 @@ async function loadRules(game) {
 
 // ---- live updates -------------------------------------------------------------------------
 
+/** The game's newest status. The end is known by whichever comes first (an action's answer,
+ * a pushed view, the transport's end): the ties and the verification say "so far" until then,
+ * so both are loaded again at that moment, and the ties never say "so far" meanwhile. */
+function setStatus(status) {
+  const ends = status === "finished" && page.status !== "finished";
+  page.status = status;
+  if (!ends) return;
+  if (!tiesShown.length) fill($("ties-body"), el("p", { class: "muted", text: "…" }));
+  loadTies();
+  loadVerify();
+}
+
 /** Follow the game from `view` (api.js `followGame`: views and events in version order, never
  * backwards); each event moves `latest` on, each newer view is drawn while following live. */
 function startFollowing(view) {
@@ -135,17 +147,15 @@ function startFollowing(view) {
     },
     onView(next) {
       page.latest = Math.max(page.latest, next.version);
-      page.status = next.status;
+      setStatus(next.status);
       if (page.following) show(next);
       else updateTimeline();
     },
     onEnd(final) {
-      page.status = "finished";
+      setStatus("finished");
       clearEvents(); // after the end everybody sees every event in full
       if (page.following) show(final);
       else updateTimeline();
-      loadTies();
-      loadVerify();
     },
     onState(state) {
       $("live-state").textContent = { live: `● ${t("live")}`, reconnecting: t("reconnecting…"), ended: "", stopped: "" }[state] ?? "";
@@ -380,7 +390,7 @@ function show(view) {
     return;
   }
   page.view = view;
-  if (view.version >= page.latest) page.status = view.status;
+  if (view.version >= page.latest) setStatus(view.status);
   const title = page.rules?.title || view.game;
   $("game-title").textContent = title; // the id is in the address and in the debug panel
   document.title = `batayo · ${title}`;
@@ -887,12 +897,16 @@ function scheduleTies() {
 }
 
 let tiesShown = [];
+let tiesAsked = 0; // only the newest request is drawn: an older answer may arrive last
 async function loadTies(offset = 0) {
+  const asked = ++tiesAsked;
   try {
     const pageOfTies = await API.ties(gameId, { offset, limit: 50, token: page.token });
+    if (asked !== tiesAsked) return;
     tiesShown = offset ? [...tiesShown, ...pageOfTies.ties] : pageOfTies.ties;
     renderTies(pageOfTies);
   } catch (error) {
+    if (asked !== tiesAsked) return;
     fill($("ties-body"), el("p", { class: "error", text: t("Could not load the ties: {why}", { why: error.message }) }));
   }
 }
@@ -950,10 +964,13 @@ function scheduleVerify() {
 
 /** What was checked and what is still to check: a running game has its seed hidden, so its
  * draws cannot be recomputed yet; that is pending, not verified. */
+let verifyAsked = 0; // as for the ties: an answer from before the end must not come back
 async function loadVerify() {
   const box = $("verify");
+  const asked = ++verifyAsked;
   try {
     const v = await API.verify(gameId);
+    if (asked !== verifyAsked) return;
     const c = v.checked || {};
     let lines;
     if (v.status === "ok") {
@@ -991,6 +1008,7 @@ async function loadVerify() {
     }
     fill($("verify-body"), ...lines);
   } catch (error) {
+    if (asked !== verifyAsked) return;
     box.className = "panel verify fail";
     fill($("verify-body"), el("p", { text: t("Could not verify: {why}", { why: error.message }) }));
   }
