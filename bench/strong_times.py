@@ -2,11 +2,13 @@
 the one core it runs on (so other work on a shared machine does not count).
 
 python bench/strong_times.py --moves 200
+python bench/strong_times.py --only batayo --plain   # BATAYO's play-outs on the plain policy
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import statistics
@@ -16,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.core import bots
+from service.core import bots, search
 from service.core.registry import GAMES
 from service.sim.table import Table
 
@@ -57,6 +59,14 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
     return out
 
 
+def plain_batayo_policy() -> None:
+    """The plain version of BATAYO's play-out policy (docs/performance.md#bot-shortcuts)."""
+    from service.games.batayo import bots as batayo
+
+    policy = search.viewing(batayo.greedy)
+    batayo.SEARCH = dataclasses.replace(batayo.SEARCH, policy=policy)
+
+
 def _quantile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
@@ -64,9 +74,19 @@ def _quantile(xs: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--only", help="one game's cases (roylet, bataille, batayo, batak)")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="BATAYO's play-outs with greedy on each seat's view, not read from the state",
+    )
     args = parser.parse_args()
+    if args.plain:
+        plain_batayo_policy()
     report = {}
     for game, options in CASES:
+        if args.only and game != args.only:
+            continue
         xs = sorted(times(game, options, args.moves, 7))
         row = {
             "moves": len(xs),

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from service.core import command
 from service.core.game import RuleError
+from service.core.registry import GAMES
 from service.core.state import apply, awaited, clone, fold, legal_actions
-from service.core.views import shown_event
-from service.games.batayo.bots import BOTS
+from service.core.views import game_view, shown_event
+from service.games.batayo.bots import BOTS, greedy, greedy_on_state
 from service.games.batayo.rules import SEAT_SUITS, cards, deck
 from service.games.batayo.stats import summarize
 from service.games.batayo.view import knowledge
@@ -291,3 +292,23 @@ def test_full_games_every_count_and_format(players, fmt, gather, fire_at):
     t = drive(spec, Watcher(players))
     assert t.state["status"] == "finished"
     assert fold(t.events) == t.state
+
+
+@given(specs())
+def test_the_play_out_policy_on_the_state_chooses_as_greedy_on_the_view(spec):
+    """The strong bot's play-outs read greedy's choice straight from the state (a shortcut,
+    docs/performance.md#bot-shortcuts): at every version, for every seat awaited, it is the
+    card `greedy` picks from that seat's view."""
+    compared = []
+
+    def each(t: Table, new: list[dict]) -> None:
+        state = t.state
+        if state["status"] != "playing":
+            return
+        for seat in awaited(state):
+            fast = greedy_on_state(state, seat, awaited(state), GAMES["batayo"], None)
+            assert fast == greedy(game_view(state, seat), None), (seat, state["table"]["phase"])
+            compared.append(fast)
+
+    drive(spec, each)
+    assert compared
