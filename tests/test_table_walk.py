@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from tests.support.browser import auth, create, shot
+from tests.support.browser import PHONE, auth, create, shot
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
@@ -35,7 +35,6 @@ def server(socket_server):
     return socket_server
 
 
-PHONE = {"width": 375, "height": 740}
 MAX_CLICKS = 100
 BOT = {"bot": "greedy"}
 ROYLET_DEAL = {

@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+PHONE = {"width": 375, "height": 740}  # a phone's viewport, for the layouts checked on phones
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
