@@ -2,7 +2,7 @@
 the one core it runs on (so other work on a shared machine does not count).
 
 python bench/strong_times.py --moves 200
-python bench/strong_times.py --only batayo --plain   # BATAYO's play-outs on the plain policy
+python bench/strong_times.py --only batayo --plain   # play-outs on the plain policies
 """
 
 from __future__ import annotations
@@ -59,12 +59,21 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
     return out
 
 
-def plain_batayo_policy() -> None:
-    """The plain version of BATAYO's play-out policy (docs/performance.md#bot-shortcuts)."""
+def plain_policies() -> None:
+    """The plain versions of the play-out policies that read greedy's choice from the state
+    (docs/performance.md#bot-shortcuts): BATAYO's, and BatailleRoylet's Allies'."""
     from service.games.batayo import bots as batayo
+    from service.games.roylet import bots as roylet
 
-    policy = search.viewing(batayo.greedy)
-    batayo.SEARCH = dataclasses.replace(batayo.SEARCH, policy=policy)
+    batayo.SEARCH = dataclasses.replace(batayo.SEARCH, policy=search.viewing(batayo.greedy))
+    allies = search.viewing(roylet.greedy)
+
+    def roylet_policy(state, seat, seats, game, rng):
+        if seat == roylet.KING:
+            return roylet._king_sees_all(state)
+        return allies(state, seat, seats, game, rng)
+
+    roylet.SEARCH = dataclasses.replace(roylet.SEARCH, policy=roylet_policy)
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -78,11 +87,11 @@ def main() -> None:
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="BATAYO's play-outs with greedy on each seat's view, not read from the state",
+        help="play-outs with greedy on each seat's view, not read from the state",
     )
     args = parser.parse_args()
     if args.plain:
-        plain_batayo_policy()
+        plain_policies()
     report = {}
     for game, options in CASES:
         if args.only and game != args.only:

@@ -13,7 +13,8 @@ from service.core.cards import deck as full_deck
 from service.core.fairness import replay_ledger
 from service.core.game import RuleError
 from service.core.state import apply, awaited, fold, legal_actions
-from service.core.views import shown_event
+from service.core.views import game_view, shown_event
+from service.games.roylet.bots import ally_greedy_on_state, greedy
 from service.games.roylet.rules import BATTLES, FACES, ROYALS
 from service.games.roylet.stats import summarize
 from service.sim.table import Table
@@ -203,3 +204,22 @@ def test_the_leak_check_sees_a_leak():
         assert hands[1][0] not in cards_in(t.shown(events[0], viewer)["data"])
         assert hands[1][0] not in cards_in(t.view(viewer))
     assert hands[1][0] in cards_in(t.view(1)["table"]["table"])
+
+
+@given(games)
+def test_the_play_out_policy_on_the_state_chooses_as_greedy_on_the_view(game):
+    """The strong bots' play-outs read the greedy Ally's choice straight from the state (a
+    shortcut, docs/performance.md#bot-shortcuts): at every version, for every Ally awaited,
+    it is the card and face `greedy` picks from that seat's view."""
+    t = new_table(game)
+    compared = []
+    for _ in steps(t, game):
+        state = t.state
+        if state["status"] != "playing":
+            continue
+        for seat in awaited(state):
+            if seat != KING:
+                fast = ally_greedy_on_state(state, seat)
+                assert fast == greedy(game_view(state, seat), None), seat
+                compared.append(fast)
+    assert compared
