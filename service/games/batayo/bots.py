@@ -18,10 +18,31 @@ def _play(card: str) -> dict:
     return {"type": "play", "card": card}
 
 
+# a game this long has most likely fallen into a cycle: with ordered gathering, players who
+# keep their high cards and throw their lowest can repeat the same tricks until the round limit
+LOOPING_TRICKS = 200
+SHAKE = 4  # past it, greedy plays a random card one move in SHAKE
+
+
+def _shaken(tricks: int, cards: list[str], rng: BotRng) -> dict | None:
+    """Past LOOPING_TRICKS, now and then a random card, which ends such a cycle."""
+    if tricks >= LOOPING_TRICKS and rng.randrange(SHAKE) == 0:
+        return _play(rng.choice(cards))
+    return None
+
+
 def greedy(view: dict, rng: BotRng) -> dict:
     """One-move heuristic: in a BATAYO, sudden death, or a last-chance trick (empty pack) play the
     highest card; otherwise play an ace when holding one (it cannot lose, at worst it ties),
-    and else throw the lowest card, keeping the strong ones for later."""
+    and else throw the lowest card, keeping the strong ones for later. In a game past
+    LOOPING_TRICKS tricks, one move in SHAKE is a random card."""
+    shaken = _shaken(view["table"]["tricks"], _hand(view), rng)
+    return shaken if shaken is not None else _greedy_rule(view)
+
+
+def _greedy_rule(view: dict) -> dict:
+    """`greedy` before any cycle: the highest card in a tie or a last chance, else an ace, else
+    the lowest."""
     cards = _hand(view)
     table = view["table"]
     me = table["players"][view["you"]]
@@ -39,6 +60,9 @@ def greedy_on_state(state: dict, seat: int, seats: list[int], game: Game, rng: B
     The same flags as the view's: a BATAYO or sudden death under way, the seat's last chance."""
     t = state["table"]
     cards = t["hands"][seat]
+    shaken = _shaken(t["tricks"], cards, rng)
+    if shaken is not None:
+        return shaken
     high = max(cards, key=value)
     if t["committed"][seat] is not None or t["step"] > 0:
         last_chance = t["last_chance"][seat]
@@ -173,7 +197,7 @@ def _as_greedy(t: dict, seat: int, hand: list[str], entry: dict) -> None:
         "you": seat,
         "table": {**t, "players": [dict(p, last_chance=p["last_chance"]) for p in t["players"]]},
     }
-    card = greedy(model, None)["card"]  # type: ignore[arg-type]  # greedy draws nothing
+    card = _greedy_rule(model)["card"]
     cards.remove(card)
     hand[:] = cards
     entry["card"] = card
