@@ -37,12 +37,13 @@ def greedy(view: dict, rng: BotRng) -> dict:
     and else throw the lowest card, keeping the strong ones for later. In a game past
     LOOPING_TRICKS tricks, one move in SHAKE is a random card."""
     shaken = _shaken(view["table"]["tricks"], _hand(view), rng)
-    return shaken if shaken is not None else _greedy_rule(view)
+    return shaken if shaken is not None else greedy_rule(view)
 
 
-def _greedy_rule(view: dict) -> dict:
-    """`greedy` before any cycle: the highest card in a tie or a last chance, else an ace, else
-    the lowest."""
+def greedy_rule(view: dict) -> dict:
+    """`greedy` without its way out of a cycle: the highest card in a tie or a last chance,
+    else an ace, else the lowest. Deterministic: the opponent model of the strong bot, and the
+    bench's way to a game as long as it needs (bench/archive.py)."""
     cards = _hand(view)
     table = view["table"]
     me = table["players"][view["you"]]
@@ -197,7 +198,7 @@ def _as_greedy(t: dict, seat: int, hand: list[str], entry: dict) -> None:
         "you": seat,
         "table": {**t, "players": [dict(p, last_chance=p["last_chance"]) for p in t["players"]]},
     }
-    card = _greedy_rule(model)["card"]
+    card = greedy_rule(model)["card"]
     cards.remove(card)
     hand[:] = cards
     entry["card"] = card
