@@ -99,7 +99,8 @@ function batailleLast(view, past) {
   }
   return lastBox(view, {
     id: `b${past.version}`,
-    title: t("Last round ({n})", { n: past.round ?? "?" }),
+    // a `left_play` names no round: in a finished game it was the last one played
+    title: t("Last round ({n})", { n: past.round ?? (view.status === "finished" ? view.table.round : "?") }),
     rows,
     winner: end.type === "took" ? end.data.seat : null,
     why,
