@@ -105,7 +105,7 @@ def test_each_game_shows_its_last_play_with_its_winner_and_why(server, tied, ope
         why = page.locator("#last-why")
         if game == "bataille":
             end = [e for e in log if e["type"] in ("took", "left_play")][-1]
-            # `left_play` names no round: the game's last round (docs/rules/bataille.md#rule-7)
+            # `left_play` names no round: the game's last round (docs/rules/bataille.md#rule-6)
             expect(box).to_contain_text(f"({end['data'].get('round', view['table']['round'])})")
             if end["type"] == "took":
                 expect(why).to_contain_text(seat_name(view, end["data"]["seat"]))

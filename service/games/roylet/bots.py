@@ -218,9 +218,8 @@ def _as_greedy_allies(t: dict, hands: list[list[str]], put: dict, rng: BotRng) -
                 if len(dealt[seat]) < want[seat] and (loose or fits(c)):
                     dealt[seat].append(c)
                     unseen.remove(c)
-    card = _ally_choice(dealt[first], set(FACES), t["battles_left"], t["royals_in_hand"], None)[
-        "card"
-    ]
+    choice = _ally_choice(dealt[first], set(FACES), t["battles_left"], t["royals_in_hand"], None)
+    card = choice["card"]
     dealt[first].remove(card)
     hands[first], hands[other], down["card"] = dealt[first], dealt[other], card
 
