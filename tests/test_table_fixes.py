@@ -163,6 +163,38 @@ def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, 
             expect(summary).to_contain_text("To move")
 
 
+# The page's first fetch of the events held back 1.5 s: the version chosen meanwhile needs the
+# same window of events, which is still on its way.
+SLOW_FIRST_EVENTS = """
+const realFetch = window.fetch;
+let eventFetches = 0;
+window.fetch = (input, init) => {
+  const url = String(input?.url ?? input);
+  if (url.includes("/events") && eventFetches++ === 0) {
+    return new Promise((done) => setTimeout(done, 1500)).then(() => realFetch(input, init));
+  }
+  return realFetch(input, init);
+};
+"""
+
+
+def test_a_version_chosen_while_its_events_are_on_their_way_gets_its_event_line(server, open_page):
+    """A version shown while the events it needs are still coming (fetched for the version
+    shown before) gets its event line once they come, not a "…" that never goes away."""
+    gid = played_to_the_end(server, SHORT_BATAYO)
+    log = all_events(server, gid)
+    assert len(log) < 80  # one window of events holds the whole game: both fetches share it
+    page = open_page(f"/games/{gid}", init_script=SLOW_FIRST_EVENTS)
+    expect(page.locator("#version-label")).to_contain_text(f"version {log[-1]['version']}")
+    version = log[2]["version"]
+    page.evaluate(
+        "v => { const s = document.querySelector('#slider'); s.value = String(v);"
+        " s.dispatchEvent(new Event('input')); }",
+        version,
+    )
+    expect(page.locator("#event-line")).to_contain_text(f"v{version} · ")
+
+
 @pytest.mark.parametrize(
     ("locale", "dealer", "bot"),
     [("fr-FR", "premier donneur", "glouton"), ("tr-TR", "ilk dağıtan", "açgözlü")],  # noqa: RUF001

@@ -181,9 +181,10 @@ function eventsUpTo(version) {
   return out.reverse();
 }
 
-const fetching = new Set();
+const fetching = new Map(); // window start -> the fetch on its way (true once its events are held)
 /** Make sure the events before `version` (and the one after it, when there is one: whether
- * the game stopped there) are held; `then()` once they came (if they had to). */
+ * the game stopped there) are held; `then()` once they came (if they had to). A caller whose
+ * window is already on its way waits for that fetch (else its `then` would never run). */
 async function ensureEvents(version, then) {
   const from = Math.max(1, version - WINDOW + 1);
   const to = version < page.latest ? version + 1 : version;
@@ -191,19 +192,21 @@ async function ensureEvents(version, then) {
   for (let v = from; v <= to; v++) if (!page.eventCache.has(v)) { missing = true; break; }
   if (!missing) return;
   const key = `${from}`;
-  if (fetching.has(key)) return;
-  fetching.add(key);
+  if (!fetching.has(key)) fetching.set(key, fetchWindow(from).finally(() => fetching.delete(key)));
+  if (await fetching.get(key)) then?.();
+}
+
+/** Fetch the events from version `from` on into the cache; whether they were stored. */
+async function fetchWindow(from) {
   const generation = page.eventGeneration;
   try {
     const found = await API.events(gameId, { after: from - 1, limit: WINDOW + 20, token: page.token });
-    if (generation !== page.eventGeneration) return; // the events were cleared meanwhile
+    if (generation !== page.eventGeneration) return false; // the events were cleared meanwhile
     for (const e of found.events) page.eventCache.set(e.version, e);
+    return true;
   } catch {
-    return;
-  } finally {
-    fetching.delete(key);
+    return false;
   }
-  then?.();
 }
 
 /** Whether the game stopped at `version` (someone was asked to move), from the events held;
