@@ -10,7 +10,9 @@ sections "Serving: gevent, no thread per stream" and "Measured shortcuts".
 
 from __future__ import annotations
 
+import io
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -183,7 +185,9 @@ REFUSED = (
 ) % (len(_REFUSED_BODY), _REFUSED_BODY)
 
 
-TAKEOVER = "batayo.takeover"  # in a request's environ: (socket, reader), to upgrade it
+# in a request's environ, to upgrade it: (socket, reader, a weak reference to `spend_reader`)
+TAKEOVER = "batayo.takeover"
+SPENT = io.BytesIO()  # what an upgraded connection's handler reads instead of its reader: nothing
 
 
 def _peer(address: Any) -> str:
@@ -203,8 +207,21 @@ class Guarded(OneSend):
 
     def get_environ(self) -> dict:
         environ = super().get_environ()
-        environ[TAKEOVER] = (self.socket, self.rfile)
+        # weakly: the environ is the handler's own, a strong reference would make a cycle
+        environ[TAKEOVER] = (self.socket, self.rfile, weakref.WeakMethod(self.spend_reader))
         return environ
+
+    def spend_reader(self) -> None:
+        """Let the connection's buffered reader go, with its 8 KiB buffer (a third of an idle
+        socket's memory): an upgraded connection's session took what it held and reads the
+        socket itself from then on. The handler reads no request after an upgrade."""
+        self.rfile = SPENT
+        if self.wsgi_input is not None:
+            self.wsgi_input.rfile = SPENT
+        environ = getattr(self, "environ", None)
+        if environ is not None:
+            environ["wsgi.input"] = SPENT
+            environ.pop(TAKEOVER, None)
 
     def handle_one_response(self):
         super().handle_one_response()

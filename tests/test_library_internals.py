@@ -103,3 +103,43 @@ def test_wsproto_frame_encoder_and_gevent_upgrade_flag():
     assert "connection_upgraded" in inspect.getsource(pywsgi.WSGIHandler.finalize_headers), (
         "gevent's connection_upgraded moved: see service/wsgi_io.py"
     )
+
+
+def test_an_upgraded_connections_reader_is_freed_once_spent():
+    """service/wsgi_io.py `Guarded.spend_reader`: gevent's handler holds a connection's buffered
+    reader in its `rfile`, its `Input`'s `rfile` and the environ's `wsgi.input` (and the
+    takeover holds it): once those let it go, the reader and its 8 KiB buffer are freed."""
+    import gc
+    import weakref
+
+    import gevent
+    from gevent import pywsgi, socket
+
+    from service.wsgi_io import TAKEOVER, Guarded, Server
+
+    freed = []
+
+    def app(environ, start_response):
+        _, reader, spend = environ[TAKEOVER]
+        held = weakref.ref(reader)
+        del reader
+        spend()()
+        gc.collect()
+        freed.append(held() is None)
+        start_response("200 OK", [("Content-Length", "0")])
+        return [b""]
+
+    class Handler(Guarded, pywsgi.WSGIHandler):
+        pass
+
+    server = Server(("127.0.0.1", 0), app, handler_class=Handler, log=None)
+    server.start()
+    try:
+        client = socket.create_connection(("127.0.0.1", server.server_port))
+        client.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        with gevent.Timeout(10):
+            answer = client.recv(1024)
+        client.close()
+    finally:
+        server.stop()
+    assert answer.startswith(b"HTTP/1.1 200 ") and freed == [True]

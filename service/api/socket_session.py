@@ -99,6 +99,7 @@ class Session:
         "sent_upto",
         "size",
         "sock",
+        "spend",
         "subscription",
         "timers",
         "wake",
@@ -115,6 +116,7 @@ class Session:
         browser: bool,
         sock: Any,
         rfile: Any,
+        spend: Any = None,
     ) -> None:
         self.app, self.subscription = app, subscription
         self.engine = app.extensions["batayo.engine"]
@@ -124,6 +126,7 @@ class Session:
         self.client = subscription.client
         self.seat, self.authorization, self.authed = seat, authorization, not browser
         self.sock, self.rfile = sock, rfile
+        self.spend = spend  # the server's way to let the reader go (a weak method), if it has one
         keepalive = subscription.hub.settings.keepalive_s
         self.send_deadline_s = max(5.0, 2 * keepalive)
         self.ws = Connection(ConnectionType.SERVER)
@@ -159,6 +162,7 @@ class Session:
             self.watcher = gevent.get_hub().loop.io(self.sock.fileno(), 1)  # 1: readable
             self.watcher.start(self._readable)
             early = self._buffered()
+            self._spend_reader()
             if early:
                 self._received(early)
             if not self.authed:
@@ -198,6 +202,14 @@ class Session:
             return b""
         finally:
             self.sock.settimeout(timeout)
+
+    def _spend_reader(self) -> None:
+        """The socket is read directly from now on: the server's buffered reader can go."""
+        self.rfile = None
+        spend = self.spend() if self.spend is not None else None
+        self.spend = None
+        if spend is not None:
+            spend()
 
     def _readable(self) -> None:
         """The loop's callback when the socket has something: read it (never waiting), hand
