@@ -212,9 +212,9 @@ class Guarded(OneSend):
         return environ
 
     def spend_reader(self) -> None:
-        """Let the connection's buffered reader go, with its 8 KiB buffer (a third of an idle
-        socket's memory): an upgraded connection's session took what it held and reads the
-        socket itself from then on. The handler reads no request after an upgrade."""
+        """Let the connection's buffered reader go, with its buffer: an upgraded connection's
+        session took what it held and reads the socket itself from then on, and the handler
+        reads no request after an upgrade (docs/architecture.md#the-games-websocket)."""
         self.rfile = SPENT
         if self.wsgi_input is not None:
             self.wsgi_input.rfile = SPENT
