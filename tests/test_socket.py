@@ -19,16 +19,15 @@ from websockets.sync.client import connect
 from batayo_client import ApiError
 from batayo_client.socket import GameSocket
 from tests.support.processes import wait_until
-from tests.support.serving import Stream, call, production
+from tests.support.serving import Stream, call, flip, production
 from tests.support.sockets import (
     ORIGIN,
     events_of,
-    flip,
+    module_server,
     new_game,
     no_traceback,
     open_socket,
     opens,
-    socket_server,
     socket_url,
     until,
 )
@@ -37,11 +36,7 @@ from tests.support.wsclient import Raw
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    s = socket_server(tmp_path_factory.mktemp("socket"))
-    yield s
-    s.stop()
+server = pytest.fixture(scope="module", name="server")(module_server)
 
 
 def play(port: int, gid: str, tokens: dict[int, str], browser_seat: int | None = None) -> dict:

@@ -14,18 +14,14 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 from tests.support.processes import wait_until
-from tests.support.serving import call
-from tests.support.sockets import flip, new_game, no_traceback, open_socket, socket_server, until
+from tests.support.serving import call, flip
+from tests.support.sockets import module_server, new_game, no_traceback, open_socket, until
 from tests.support.wsclient import BINARY, CLOSE, CONTINUATION, PING, TEXT, Raw
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    s = socket_server(tmp_path_factory.mktemp("socket"))
-    yield s
-    s.stop()
+server = pytest.fixture(scope="module", name="server")(module_server)
 
 
 def test_an_idle_socket_is_pinged_and_closed_4002_without_a_pong(server):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
@@ -25,9 +24,12 @@ SERVER_ENV = {
 }
 
 
-def socket_server(folder: Path):
-    """`batayo serve` in `folder` with `SERVER_ENV`."""
-    return serve(folder, SERVER_ENV)
+def module_server(tmp_path_factory):
+    """`batayo serve` with `SERVER_ENV`, for a module's tests (each module makes it its `server`
+    fixture)."""
+    s = serve(tmp_path_factory.mktemp("socket"), SERVER_ENV)
+    yield s
+    s.stop()
 
 
 def no_traceback(server) -> None:
@@ -71,14 +73,6 @@ def events_of(port: int, gid: str, token: str | None = None) -> list[dict]:
     status, page, _ = call(port, "GET", f"/v1/games/{gid}/events?limit=1000", token=token)
     assert status == 200
     return page["events"]
-
-
-def flip(port: int, gid: str, tokens: dict[int, str]) -> dict:
-    _, view, _ = call(port, "GET", f"/v1/games/{gid}")
-    seat = view["to_move"][0]
-    status, body, _ = call(port, "POST", f"/v1/games/{gid}/actions", {"type": "flip"}, tokens[seat])
-    assert status == 200, body
-    return body["game"]
 
 
 def opens(port: int, gid: str) -> bool:
