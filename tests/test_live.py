@@ -10,14 +10,9 @@ import pytest
 
 from service.live.settings import FOLLOW_BLOCK_MS
 from tests.support.processes import wait_until
-from tests.support.serving import Stream, call, flip, new_game, production, serve
+from tests.support.serving import Stream, call, flip, new_game, no_traceback, production, serve
 
 pytestmark = pytest.mark.slow
-
-
-def _no_traceback(server) -> None:
-    text = server.text()
-    assert "Traceback" not in text and '"level": "error"' not in text, text
 
 
 def test_many_streams_stay_open_while_actions_and_health_checks_are_served(tmp_path, redis_url):
@@ -37,7 +32,7 @@ def test_many_streams_stay_open_while_actions_and_health_checks_are_served(tmp_p
             s.read(lambda s: s.messages and s.messages[-1]["id"] >= last)
             assert s.versions() == list(range(1, last + 1))
             s.close()
-        _no_traceback(server)
+        no_traceback(server)
     finally:
         server.stop()
 
@@ -52,7 +47,7 @@ def test_an_idle_stream_gets_keep_alives_in_embedded_mode(tmp_path):
         stream.read(lambda s: time.monotonic() - started > FOLLOW_BLOCK_MS / 1000 + 1, timeout=30)
         assert stream.comments >= 10 and not stream.ended and stream.messages == []
         stream.close()
-        _no_traceback(server)
+        no_traceback(server)
     finally:
         server.stop()
 
@@ -90,7 +85,7 @@ def test_a_stream_closes_at_its_lifetime_and_resumes_with_no_loss_or_repeat(tmp_
             player.join()
         assert reconnections >= 2
         assert seen == list(range(1, moves[-1] + 1))  # every event once, in order
-        _no_traceback(server)
+        no_traceback(server)
     finally:
         server.stop()
 
@@ -115,7 +110,7 @@ def test_the_per_client_cap_and_the_per_process_total(tmp_path, redis_url):
         assert refused.problem()["code"] == "too_many_streams"
         open_.pop().close()  # one closed: the client may open another
         assert wait_until(lambda: _opens(server.port, path), 10)
-        _no_traceback(server)
+        no_traceback(server)
     finally:
         server.stop()
     server = serve(tmp_path, {**env, "BATAYO_STREAMS_PER_CLIENT": "0"}, name="total")
@@ -191,6 +186,6 @@ def test_a_seat_plays_from_its_stream_alone_on_the_production_server(tmp_path, r
             events = [m["id"] for m in stream.events()]
             assert events == list(range(1, fresh["version"] + 1))
             stream.close()
-        _no_traceback(server)
+        no_traceback(server)
     finally:
         server.stop()

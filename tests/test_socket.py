@@ -19,13 +19,12 @@ from websockets.sync.client import connect
 from batayo_client import ApiError
 from batayo_client.socket import GameSocket
 from tests.support.processes import wait_until
-from tests.support.serving import Stream, call, flip, production
+from tests.support.serving import Stream, call, flip, no_traceback, production
 from tests.support.sockets import (
     ORIGIN,
     events_of,
     module_server,
     new_game,
-    no_traceback,
     open_socket,
     opens,
     socket_url,

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 from tests.support.processes import wait_until
-from tests.support.serving import call, flip
-from tests.support.sockets import module_server, new_game, no_traceback, open_socket, until
+from tests.support.serving import call, flip, no_traceback
+from tests.support.sockets import module_server, new_game, open_socket, until
 from tests.support.wsclient import BINARY, CLOSE, CONTINUATION, PING, TEXT, Raw
 
 pytestmark = pytest.mark.slow

@@ -25,7 +25,7 @@ from service.engine import Engine
 from service.engine.dispatch import InlineDispatcher
 from service.store import Store
 from tests.support.service import PACKS
-from tests.support.serving import call, serve
+from tests.support.serving import call, no_traceback, serve
 
 try:
     from playwright.sync_api import sync_playwright
@@ -118,8 +118,7 @@ def socket_server(tmp_path_factory):
         sockets=True,
     )
     process.stop()
-    text = process.text()
-    assert "Traceback" not in text and '"level": "error"' not in text, text[-3000:]
+    no_traceback(process)
 
 
 def _require_browser() -> None:

@@ -115,13 +115,21 @@ def call(
     return answer.status, data, dict(answer.getheaders())
 
 
-def new_game(port: int) -> tuple[str, dict[int, str]]:
-    """Two human seats of Bataille: nothing moves until a test acts."""
-    status, body, _ = call(
-        port, "POST", "/v1/games", {"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]}
-    )
-    assert status == 201, body
-    return body["id"], {s["seat"]: s["token"] for s in body["seats"]}
+def new_game(port: int, rounds: int | None = None) -> tuple[str, dict[int, str]]:
+    """Two human seats of Bataille (`rounds`: its `max_rounds`, else the default): nothing moves
+    until a test acts."""
+    body = {"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]}
+    if rounds is not None:
+        body["options"] = {"max_rounds": rounds}
+    status, created, _ = call(port, "POST", "/v1/games", body)
+    assert status == 201, created
+    return created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+
+
+def no_traceback(server: Server) -> None:
+    """The server's log holds no traceback and no error line."""
+    text = server.text()
+    assert "Traceback" not in text and '"level": "error"' not in text, text[-3000:]
 
 
 def flip(port: int, gid: str, tokens: dict[int, str]) -> dict:

@@ -10,6 +10,7 @@ import time
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from tests.support import serving
 from tests.support.serving import call, serve
 
 ORIGIN = "https://cards.example"
@@ -32,20 +33,9 @@ def module_server(tmp_path_factory):
     s.stop()
 
 
-def no_traceback(server) -> None:
-    text = server.text()
-    assert "Traceback" not in text and '"level": "error"' not in text, text[-3000:]
-
-
 def new_game(port: int, rounds: int = 10_000) -> tuple[str, dict[int, str]]:
-    body = {
-        "game": "bataille",
-        "seats": [{"name": "a"}, {"name": "b"}],
-        "options": {"max_rounds": rounds},
-    }
-    status, created, _ = call(port, "POST", "/v1/games", body)
-    assert status == 201, created
-    return created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+    """tests/support/serving.py's game, long enough that no socket test reaches its end."""
+    return serving.new_game(port, rounds)
 
 
 def socket_url(port: int, gid: str, query: str = "") -> str:
