@@ -207,8 +207,9 @@ class Guarded(OneSend):
 
     def get_environ(self) -> dict:
         environ = super().get_environ()
-        # weakly: the environ is the handler's own, a strong reference would make a cycle
-        environ[TAKEOVER] = (self.socket, self.rfile, weakref.WeakMethod(self.spend_reader))
+        if "HTTP_UPGRADE" in environ:  # only a request asking to upgrade may take it over
+            # weakly: the environ is the handler's own, a strong reference would make a cycle
+            environ[TAKEOVER] = (self.socket, self.rfile, weakref.WeakMethod(self.spend_reader))
         return environ
 
     def spend_reader(self) -> None:

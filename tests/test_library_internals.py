@@ -136,7 +136,9 @@ def test_an_upgraded_connections_reader_is_freed_once_spent():
     server.start()
     try:
         client = socket.create_connection(("127.0.0.1", server.server_port))
-        client.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        client.sendall(
+            b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: close\r\n\r\n"
+        )
         with gevent.Timeout(10):
             answer = client.recv(1024)
         client.close()
