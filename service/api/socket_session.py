@@ -116,7 +116,7 @@ class Session:
         browser: bool,
         sock: Any,
         rfile: Any,
-        spend: Any = None,
+        spend: Any,
     ) -> None:
         self.app, self.subscription = app, subscription
         self.engine = app.extensions["batayo.engine"]
@@ -126,7 +126,7 @@ class Session:
         self.client = subscription.client
         self.seat, self.authorization, self.authed = seat, authorization, not browser
         self.sock, self.rfile = sock, rfile
-        self.spend = spend  # the server's way to let the reader go (a weak method), if it has one
+        self.spend = spend  # the server's way to let the reader go (a weak method)
         keepalive = subscription.hub.settings.keepalive_s
         self.send_deadline_s = max(5.0, 2 * keepalive)
         self.ws = Connection(ConnectionType.SERVER)
@@ -206,9 +206,8 @@ class Session:
     def _spend_reader(self) -> None:
         """The socket is read directly from now on: the server's buffered reader can go."""
         self.rfile = None
-        spend = self.spend() if self.spend is not None else None
-        self.spend = None
-        if spend is not None:
+        spend, self.spend = self.spend(), None
+        if spend is not None:  # the handler is there as long as its connection
             spend()
 
     def _readable(self) -> None:
