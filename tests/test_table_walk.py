@@ -127,8 +127,9 @@ def shown(page) -> tuple[int, str]:
 
 
 def settle(server, page, gid: str, token: str, seat: int, timeout: float = 15.0) -> dict:
-    """The seat's view once the game waits for the seat (or is over) and the page shows that
-    very version, live. A page that stays behind fails here."""
+    """The seat's view once the game waits for the seat (or is over), the page shows that very
+    version, live, and no action of the page's is on its way (its buttons wait for the answer,
+    which follows the answer's view on the socket). A page that stays behind fails here."""
     end = time.monotonic() + timeout
     while True:
         view = server.client.get(f"/v1/games/{gid}", headers=auth(token)).json
@@ -136,7 +137,8 @@ def settle(server, page, gid: str, token: str, seat: int, timeout: float = 15.0)
             seat in view["to_move"] and view["legal_actions"]
         )
         version, label = shown(page)
-        if waiting and version == view["version"]:
+        idle = page.locator("#you").get_attribute("aria-busy") != "true"  # no action on its way
+        if waiting and version == view["version"] and idle:
             if view["status"] != "finished":
                 assert "(live)" in label, label
             return view

@@ -95,6 +95,45 @@ def test_a_spectator_follows_a_game_over_the_socket_to_its_end_as_a_reload_draws
     assert len(watcher.sockets) == 1
 
 
+# The page's socket with every `acted` frame held back 3 s: the answer's view, and newer ones,
+# come before it.
+HOLD_ACTED = """
+const Real = window.WebSocket;
+window.WebSocket = class extends Real {
+  set onmessage(handle) {
+    super.onmessage = (m) =>
+      String(m.data).includes('"acted"') ? setTimeout(() => handle(m), 3000) : handle(m);
+  }
+};
+"""
+
+
+def test_buttons_drawn_while_an_action_is_on_its_way_wait_for_its_answer(server, open_page):
+    """Until its `acted` comes, the seat's panel says it is busy and every button in it is
+    disabled, those drawn from views pushed meanwhile too (a click there would do nothing);
+    the answer frees them."""
+    created = create(server, TWO_PEOPLE)
+    gid, tokens = created["id"], [s["token"] for s in created["seats"]]
+    page = open_page(f"/games/{gid}?token={tokens[0]}", init_script=HOLD_ACTED)
+    flip = page.locator('#actions button[data-action*="flip"]')
+    panel = page.locator("#you")
+    expect(flip).to_be_enabled()
+    flip.click()
+    expect(panel).to_have_attribute("aria-busy", "true")
+    # bob flips too: Q against Q, a bataille, and ana has to flip again
+    r = server.client.post(
+        f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[1])
+    )
+    assert r.status_code == 200, r.json
+    newest = server.client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).json
+    assert newest["legal_actions"] == [{"type": "flip"}]
+    expect(page.locator("#version-label")).to_have_attribute("data-version", str(newest["version"]))
+    assert panel.get_attribute("aria-busy") == "true"
+    expect(flip).to_be_disabled()
+    expect(panel).to_have_attribute("aria-busy", "false", timeout=6000)
+    expect(flip).to_be_enabled()
+
+
 def test_the_seat_token_is_in_no_url_the_page_opens(server, browser, open_page):
     created = create(server, AGAINST_A_BOT)
     gid, token = created["id"], created["seats"][0]["token"]

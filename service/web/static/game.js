@@ -667,6 +667,7 @@ function renderYou(view) {
       ? el("button", { type: "button", class: "action secondary", onclick: () => goTo(page.latest) }, t("Back to live to play"))
       : null,
   );
+  if (page.busy) setBusy(true);
 }
 
 /**
@@ -678,9 +679,8 @@ function renderYou(view) {
  */
 async function post(action) {
   if (page.busy) return;
-  page.busy = true;
+  setBusy(true);
   page.selected = null;
-  for (const b of document.querySelectorAll("#you button")) b.disabled = true;
   setMessage("");
   try {
     const live = page.live;
@@ -696,9 +696,18 @@ async function post(action) {
     page.handKey = "";
     page.live.refresh();
   } finally {
-    page.busy = false;
-    for (const b of document.querySelectorAll("#you button")) b.disabled = false;
+    setBusy(false);
   }
+}
+
+/**
+ * An action on its way: the seat's panel says so (`aria-busy`) and its buttons, those drawn
+ * meanwhile too (the socket pushes the answer's view before its `acted`), wait for the answer.
+ */
+function setBusy(busy) {
+  page.busy = busy;
+  $("you").setAttribute("aria-busy", String(busy));
+  for (const b of document.querySelectorAll("#you button")) b.disabled = busy;
 }
 
 /**
