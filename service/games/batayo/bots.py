@@ -223,7 +223,7 @@ SEARCH = search.Search(
     score=_score,
     horizon=_ahead,
     policy=greedy_on_state,  # the plain policy: search.viewing(greedy), the same choices
-    budget=60,
+    budget=120,
     min_worlds=6,
 )
 
