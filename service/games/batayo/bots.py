@@ -223,7 +223,7 @@ SEARCH = search.Search(
     score=_score,
     horizon=_ahead,
     policy=greedy_on_state,  # the plain policy: search.viewing(greedy), the same choices
-    budget=120,
+    budget=60,
     min_worlds=6,
 )
 
