@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.support.browser import auth, create
+from tests.support.processes import wait_until
 from tests.support.service import all_events
 from tests.test_table_walk import LAST_PLAY, same_last_play
 
@@ -122,12 +123,13 @@ def test_buttons_drawn_while_an_action_is_on_its_way_wait_for_its_answer(server,
     expect(flip).to_be_enabled()
     flip.click()
     expect(panel).to_have_attribute("aria-busy", "true")
-    for _ in range(100):  # ana's flip is in: she waits for bob
-        if not server.client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).json["legal_actions"]:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("ana's flip never reached the game")
+
+    def ana_waits_for_bob() -> bool:  # her flip is in
+        return not server.client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).json[
+            "legal_actions"
+        ]
+
+    assert wait_until(ana_waits_for_bob, 5), "ana's flip never reached the game"
     # bob flips too: Q against Q, a bataille, and ana has to flip again
     r = server.client.post(
         f"/v1/games/{gid}/actions", json={"type": "flip"}, headers=auth(tokens[1])
