@@ -5,7 +5,9 @@ seats rotated (bench/ladder.py's `rotation`); `strong` also meets `strong`, on a
 own. A side wins a game when every winner is in its seats (a draw, or winners on both sides,
 counts half). The model: side A's level beats the field with probability g_A / (g_A + m g_B),
 m the opponents that could each win alone (three in Batak ihaleli, one team in eşli);
-BatailleRoylet's King also has a role factor. Ratings are Elo points (400 log10 g, greedy at 0) with 95% bootstrap intervals.
+BatailleRoylet's King also has a role factor. Ratings are Elo points (400 log10 g, greedy at 0)
+with 95% bootstrap intervals; a level that lost (or won) every game gets no estimate, only the
+bound its games allow.
 
     python bench/ratings.py --games 100 --jobs 2      # n games a cell (the docs' table: >= 100)
 """
@@ -157,14 +159,58 @@ def table(
         for n in names:
             samples[n].append(elo(s[n]))
         roles.append(elo(r))
-    result: dict = {
-        "ratings": {
-            n: {"elo": round(elo(strength[n])), "interval95": _interval(samples[n])} for n in names
-        }
-    }
+    ratings: dict = {}
+    for n in names:
+        never = _never(games, n)
+        if never is None:
+            ratings[n] = {"elo": round(elo(strength[n])), "interval95": _interval(samples[n])}
+        else:  # no finite estimate: only the side its games bound it on
+            bound = _bound(games, n, never, strength, role, case.field)
+            ends = [None, bound] if never == "won" else [bound, None]
+            ratings[n] = {"elo": None, "never": never, "interval95": ends}
+    result: dict = {"ratings": ratings}
     if case.roles:
         result["role_elo"] = {"elo": round(elo(role)), "interval95": _interval(roles)}
     return result
+
+
+def _never(games: dict[tuple[str, str], list[float]], name: str) -> str | None:
+    """ "won" when a level lost every game it played against another level, "lost" when it won
+    every one: then no strength fits its games (the prior alone keeps its estimate finite)."""
+    mine = [s for (a, b), v in games.items() if a != b for s in (v if a == name else [])]
+    mine += [1 - s for (a, b), v in games.items() if a != b and b == name for s in v]
+    if mine and not any(mine):
+        return "won"
+    if mine and all(s == 1 for s in mine):
+        return "lost"
+    return None
+
+
+def _bound(
+    games: dict[tuple[str, str], list[float]],
+    name: str,
+    never: str,
+    strength: dict[str, float],
+    role: float,
+    field: int,
+) -> int | None:
+    """The Elo bound of a level that never won (an upper bound) or never lost (a lower one):
+    in each cell against a level with a finite estimate, the one-sided 95% Clopper-Pearson
+    bound of its chance (1 - 0.05^(1/n) with no game won, or lost), turned into a strength by
+    the model; the tightest of the cells."""
+    bounds = []
+    for (a, b), v in games.items():
+        if name not in (a, b) or a == b or _never(games, b if a == name else a):
+            continue
+        p = 1 - 0.05 ** (1 / len(v))  # the bound of its chance to win (never won) or to lose
+        odds = p / (1 - p) if never == "won" else (1 - p) / p
+        if a == name:  # its chance as side A: g e^role / (g e^role + field g_b)
+            bounds.append(math.log(odds * field) + strength[b] - role)
+        else:  # as side B, the field of side A's level: field g / (g_a e^role)
+            bounds.append(math.log(odds / field) + strength[a] + role)
+    if not bounds:
+        return None
+    return round(elo(min(bounds) if never == "won" else max(bounds)))
 
 
 def measure(case: Case, names: list[str], n: int, jobs: int) -> dict[tuple[str, str], list[float]]:
@@ -213,7 +259,11 @@ def main() -> None:
         )
         for level, r in rated["ratings"].items():
             lo, hi = r["interval95"]
-            print(f"{case.name:18} {level:8} {r['elo']:6} [{lo}, {hi}]", flush=True)
+            if r["elo"] is None:
+                side = f"below {hi}" if r["never"] == "won" else f"above {lo}"
+                print(f"{case.name:18} {level:8} never {r['never']}: {side}", flush=True)
+            else:
+                print(f"{case.name:18} {level:8} {r['elo']:6} [{lo}, {hi}]", flush=True)
         path.write_text(json.dumps(report, indent=2) + "\n")  # after each: a cut run keeps its part
     print(f"wrote {path}")
 

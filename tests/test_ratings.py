@@ -46,6 +46,28 @@ def test_a_level_that_never_lost_has_a_finite_rating():
     assert 0 < fitted["strong"] - fitted["random"] < 10
 
 
+def test_a_level_that_never_won_is_only_bounded_from_above():
+    """A level that lost all its games has no finite strength (the prior alone would give it
+    one, with a bootstrap interval as narrow as it is meaningless): the table gives no
+    estimate, and an upper bound from its cells: with 0 wins of 100 against greedy (one
+    opponent), a chance of at most 1 - 0.05^(1/100), about 3%, so about -607 Elo."""
+    case = next(c for c in ratings.CASES if c.name == "batak_esli")
+    games = {
+        ("random", "greedy"): [0.0] * 100,
+        ("greedy", "random"): [1.0] * 100,
+        ("greedy", "strong"): [1.0] * 30 + [0.0] * 70,
+        ("strong", "greedy"): [1.0] * 70 + [0.0] * 30,
+    }
+    rated = ratings.table(case, ["random", "greedy", "strong"], games, boots=20, seed=0)
+    random_level = rated["ratings"]["random"]
+    assert random_level["elo"] is None and random_level["never"] == "won"
+    p = 1 - 0.05 ** (1 / 100)
+    assert random_level["interval95"] == [None, round(ratings.elo(math.log(p / (1 - p))))]
+    assert random_level["interval95"][1] == -607
+    strong = rated["ratings"]["strong"]
+    assert strong["elo"] > 0 and "never" not in strong
+
+
 def test_each_deal_is_replayed_with_the_side_rotated():
     """A lone seat goes round the table, a pair (Batak eşli) moves by one seat; a role (the
     King) keeps its seats, a new deal each game."""
