@@ -176,7 +176,10 @@ def table(
 
 def _never(games: dict[tuple[str, str], list[float]], name: str) -> str | None:
     """ "won" when a level lost every game it played against another level, "lost" when it won
-    every one: then no strength fits its games (the prior alone keeps its estimate finite)."""
+    every one: then no strength fits its games (the prior alone keeps its estimate finite).
+    Greedy, the scale's zero, is at 0 whatever its games."""
+    if name == "greedy":
+        return None
     mine = [s for (a, b), v in games.items() if a != b for s in (v if a == name else [])]
     mine += [1 - s for (a, b), v in games.items() if a != b and b == name for s in v]
     if mine and not any(mine):
