@@ -159,13 +159,14 @@ def table(
         for n in names:
             samples[n].append(elo(s[n]))
         roles.append(elo(r))
+    nevers = {n: _never(games, n) for n in names}
     ratings: dict = {}
     for n in names:
-        never = _never(games, n)
+        never = nevers[n]
         if never is None:
             ratings[n] = {"elo": round(elo(strength[n])), "interval95": _interval(samples[n])}
         else:  # no finite estimate: only the side its games bound it on
-            bound = _bound(games, n, never, strength, role, case.field)
+            bound = _bound(games, n, nevers, strength, role, case.field)
             ends = [None, bound] if never == "won" else [bound, None]
             ratings[n] = {"elo": None, "never": never, "interval95": ends}
     result: dict = {"ratings": ratings}
@@ -180,8 +181,8 @@ def _never(games: dict[tuple[str, str], list[float]], name: str) -> str | None:
     Greedy, the scale's zero, is at 0 whatever its games."""
     if name == "greedy":
         return None
-    mine = [s for (a, b), v in games.items() if a != b for s in (v if a == name else [])]
-    mine += [1 - s for (a, b), v in games.items() if a != b and b == name for s in v]
+    mine = [s for (a, b), v in games.items() if a == name != b for s in v]
+    mine += [1 - s for (a, b), v in games.items() if b == name != a for s in v]
     if mine and not any(mine):
         return "won"
     if mine and all(s == 1 for s in mine):
@@ -192,7 +193,7 @@ def _never(games: dict[tuple[str, str], list[float]], name: str) -> str | None:
 def _bound(
     games: dict[tuple[str, str], list[float]],
     name: str,
-    never: str,
+    nevers: dict[str, str | None],
     strength: dict[str, float],
     role: float,
     field: int,
@@ -200,10 +201,11 @@ def _bound(
     """The Elo bound of a level that never won (an upper bound) or never lost (a lower one):
     in each cell against a level with a finite estimate, the one-sided 95% Clopper-Pearson
     bound of its chance (1 - 0.05^(1/n) with no game won, or lost), turned into a strength by
-    the model; the tightest of the cells."""
+    the model; the tightest of the cells. `nevers`: each level's `_never`."""
+    never = nevers[name]
     bounds = []
     for (a, b), v in games.items():
-        if name not in (a, b) or a == b or _never(games, b if a == name else a):
+        if name not in (a, b) or a == b or nevers[b if a == name else a]:
             continue
         p = 1 - 0.05 ** (1 / len(v))  # the bound of its chance to win (never won) or to lose
         odds = p / (1 - p) if never == "won" else (1 - p) / p
