@@ -22,6 +22,7 @@ import math
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,14 +221,14 @@ def _bound(
 
 def measure(case: Case, names: list[str], n: int, jobs: int) -> dict[tuple[str, str], list[float]]:
     work = [(case, a, b, i) for a, b in cells(case, names) for i in range(n)]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            scores = list(pool.map(_one, work, chunksize=2))
-    else:
-        scores = [_one(w) for w in work]
     games: dict[tuple[str, str], list[float]] = {}
-    for (_, a, b, _), score in zip(work, scores, strict=True):
-        games.setdefault((a, b), []).append(score)
+    with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
+        scores = pool.map(_one, work, chunksize=2) if pool else map(_one, work)
+        for (_, a, b, _), score in zip(work, scores, strict=True):
+            cell = games.setdefault((a, b), [])
+            cell.append(score)
+            if len(cell) == n:  # a long run says how far it has got, a cell at a time
+                print(f"{case.name:18} {a} against {b}: {sum(cell):g} of {n}", flush=True)
     return games
 
 

@@ -82,6 +82,7 @@ def test_the_rating_table_runs_and_writes_its_file(tmp_path):
         *("--boots", "20", "--out", str(out)),
     )
     assert done.returncode == 0, done.stderr
+    assert "random against greedy: 0 of 4" in done.stdout  # each cell reported as it ends
     (case,) = json.loads(out.read_text())["cases"]
     assert {(c["level"], c["against"], c["games"]) for c in case["cells"]} == {
         ("random", "greedy", 4),
