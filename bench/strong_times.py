@@ -65,7 +65,10 @@ def plain_policies() -> None:
     from service.games.batayo import bots as batayo
     from service.games.roylet import bots as roylet
 
-    batayo.SEARCH = dataclasses.replace(batayo.SEARCH, policy=search.viewing(batayo.greedy))
+    greedy = search.viewing(batayo.greedy)
+    batayo.SEARCH = dataclasses.replace(
+        batayo.SEARCH, policy=greedy, others=search.unsure(greedy, batayo.UNSURE)
+    )
     allies = search.viewing(roylet.greedy)
 
     def roylet_policy(state, seat, seats, game, rng):

@@ -151,3 +151,37 @@ def test_roylet_tries_one_card_of_each_kind_and_face():
         ("9H", "down"),
         ("9H", "up"),
     ]
+
+
+def test_play_outs_play_the_searching_seat_by_policy_and_the_others_by_others(monkeypatch):
+    """`Search.others` plays every seat but the searching one in the play-outs (BATAYO: greedy
+    with now and then a random card), `Search.policy` the searching seat."""
+    import dataclasses
+
+    from service.core import search
+    from service.games.batayo import bots as batayo
+
+    table = played_in("batayo", {"players": 3}, b"others" * 5 + b"xx", 4)
+    seat = GAMES["batayo"].to_move(table.state)[0]
+    moved: dict[str, set[int]] = {"policy": set(), "others": set()}
+
+    def recording(name, policy):
+        def record(state, s, seats, game, rng):
+            moved[name].add(s)
+            action = policy(state, s, seats, game, rng)
+            assert action in game.legal_actions(state, s)
+            return action
+
+        return record
+
+    always_random = search.unsure(batayo.greedy_on_state, 1)
+    searching = dataclasses.replace(
+        batayo.SEARCH,
+        policy=recording("policy", batayo.SEARCH.policy),
+        others=recording("others", always_random),
+    )
+    monkeypatch.setattr(batayo, "SEARCH", searching)
+    move = bots.choose(table.state, seat, SEED, "strong", lazy=True)
+    assert move in game_view(table.state, seat)["legal_actions"]
+    assert moved["policy"] == {seat}
+    assert moved["others"] == {0, 1, 2} - {seat}

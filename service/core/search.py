@@ -38,9 +38,9 @@ def time_cap(seconds: float | None) -> None:
 @dataclass(frozen=True)
 class Search:
     """How one game's strong bot searches: `world(view, rng)` a full state agreeing with the
-    view; `score` and `horizon` as above; `policy` plays every seat in the play-outs; `budget`
-    play-outs a move (spread over the candidates, at least `min_worlds` states each, at most
-    `max_worlds`)."""
+    view; `score` and `horizon` as above; `policy` plays every seat in the play-outs, or only
+    the searching seat when `others` is given for the rest; `budget` play-outs a move (spread
+    over the candidates, at least `min_worlds` states each, at most `max_worlds`)."""
 
     world: Callable[[Mapping, random.Random], dict]
     score: Score
@@ -49,6 +49,7 @@ class Search:
     budget: int = 120
     min_worlds: int = 8
     max_worlds: int = 60
+    others: Policy | None = None
 
 
 def viewing(bot: Bot) -> Policy:
@@ -56,6 +57,29 @@ def viewing(bot: Bot) -> Policy:
 
     def policy(state: dict, seat: int, seats: list[int], game: Game, rng: random.Random) -> dict:
         return bot(LazyView(state, seat, seats, game), rng)
+
+    return policy
+
+
+def unsure(policy: Policy, one_in: int) -> Policy:
+    """`policy`, except one move in `one_in` (a draw of the play-out's generator) a uniformly
+    random legal action: a model of an opponent the search cannot predict move for move."""
+
+    def unsure_policy(
+        state: dict, seat: int, seats: list[int], game: Game, rng: random.Random
+    ) -> dict:
+        if rng.randrange(one_in) == 0:
+            return rng.choice(game.legal_actions(state, seat))
+        return policy(state, seat, seats, game, rng)
+
+    return unsure_policy
+
+
+def _split(me: int, mine: Policy, others: Policy) -> Policy:
+    """`mine` for seat `me`, `others` for every other seat."""
+
+    def policy(state: dict, seat: int, seats: list[int], game: Game, rng: random.Random) -> dict:
+        return (mine if seat == me else others)(state, seat, seats, game, rng)
 
     return policy
 
@@ -120,6 +144,7 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
     game = GAMES[view["game"]]
     me: int = view["you"]
     worlds = max(search.min_worlds, min(search.max_worlds, search.budget // len(cands)))
+    policy = search.policy if search.others is None else _split(me, search.policy, search.others)
     totals = [0.0] * len(cands)
     deadline = time.monotonic() + _cap_s if _cap_s is not None else None
     for w in range(worlds):
@@ -130,7 +155,7 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
             state = clone(root)
             cmd = Command(state, seed, _NOW, "bot", sealed=False, owned=True, kept=False)
             cmd.decide(me, action, "bot")
-            end = play_out(state, root, game, seed, search.policy, prng, search.horizon)
+            end = play_out(state, root, game, seed, policy, prng, search.horizon)
             totals[i] += search.score(end, root, me)
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     return cands[best]

@@ -218,11 +218,17 @@ def _score(state: dict, root: dict, seat: int) -> float:
     return counts[seat] / max(1, sum(counts)) if not t["out"][seat] else 0.0
 
 
+# in the play-outs the other seats play greedy but, one move in UNSURE, a random card: against
+# an opponent it predicts move for move, the search picks lines that a single surprise undoes
+# (docs/bots.md#batayo-play-outs)
+UNSURE = 4
+
 SEARCH = search.Search(
     world=_world,
     score=_score,
     horizon=_ahead,
     policy=greedy_on_state,  # the plain policy: search.viewing(greedy), the same choices
+    others=search.unsure(greedy_on_state, UNSURE),
     budget=60,
     min_worlds=6,
 )
@@ -230,8 +236,9 @@ SEARCH = search.Search(
 
 def strong(view: Mapping, rng: BotRng) -> dict:
     """PIMC: each rank in the hand tried in sampled deals of the cards the seat cannot place,
-    every seat playing greedy on to the end of the game (or the horizon); the best mean of
-    the result (or the share of the cards kept at the horizon)."""
+    played on to the end of the game (or the horizon) by greedy, the other seats now and then
+    playing a random card; the best mean of the result (or the share of the cards kept at the
+    horizon)."""
     return search.choose(view, rng, SEARCH, _distinct(view["legal_actions"]))
 
 
