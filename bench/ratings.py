@@ -223,7 +223,7 @@ def measure(case: Case, names: list[str], n: int, jobs: int) -> dict[tuple[str, 
     work = [(case, a, b, i) for a, b in cells(case, names) for i in range(n)]
     games: dict[tuple[str, str], list[float]] = {}
     with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
-        scores = pool.map(_one, work, chunksize=2) if pool else map(_one, work)
+        scores = pool.map(_one, work, chunksize=2) if pool is not None else map(_one, work)
         for (_, a, b, _), score in zip(work, scores, strict=True):
             cell = games.setdefault((a, b), [])
             cell.append(score)
