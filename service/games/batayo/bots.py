@@ -218,9 +218,9 @@ def _score(state: dict, root: dict, seat: int) -> float:
     return counts[seat] / max(1, sum(counts)) if not t["out"][seat] else 0.0
 
 
-# in the play-outs the other seats play greedy but, one move in UNSURE, a random card: against
-# an opponent it predicts move for move, the search picks lines that a single surprise undoes
-# (docs/bots.md#batayo-play-outs)
+# in the play-outs the other seats play greedy but, one move in UNSURE, a random card: a search
+# that expects greedy's every move plays answers to greedy, which a player who does not play
+# greedy's way undoes (docs/bots.md#batayo-play-outs)
 UNSURE = 4
 
 SEARCH = search.Search(
