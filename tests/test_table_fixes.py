@@ -163,6 +163,46 @@ def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, 
             expect(summary).to_contain_text("To move")
 
 
+# Every fetch of the events held back 0.8 s: a version's view comes before the events that say
+# whether anyone was asked to move at it.
+SLOW_EVENTS = """
+const realFetch = window.fetch;
+window.fetch = (input, init) => {
+  const url = String(input?.url ?? input);
+  if (url.includes("/events")) {
+    return new Promise((done) => setTimeout(done, 800)).then(() => realFetch(input, init));
+  }
+  return realFetch(input, init);
+};
+"""
+
+
+def test_a_version_inside_a_batch_shown_before_its_events_come_names_nobody_once_they_do(
+    server, open_page
+):
+    """Until the events come the page cannot tell a version inside a move's batch from one
+    where the game waited; once they come, the seats stop showing anyone to move, as the
+    summary does."""
+    gid = played_to_the_end(server, SHORT_BATAYO)
+    log = all_events(server, gid)
+    inside = next(
+        event["version"]
+        for event, after in itertools.pairwise(log)
+        if "cause" not in after["data"]
+        and server.client.get(f"/v1/games/{gid}?at={event['version']}").json["to_move"]
+    )
+    page = open_page(f"/games/{gid}", init_script=SLOW_EVENTS)
+    expect(page.locator("#version-label")).to_contain_text(f"version {log[-1]['version']}")
+    page.evaluate(
+        "v => { const s = document.querySelector('#slider'); s.value = String(v);"
+        " s.dispatchEvent(new Event('input')); }",
+        inside,
+    )
+    expect(page.locator("#event-line")).to_contain_text(f"v{inside} · ")
+    expect(page.locator("#summary")).not_to_contain_text("To move")
+    expect(page.locator("#table .seat.to-move")).to_have_count(0)
+
+
 # The page's first fetch of the events held back 1.5 s: the version chosen meanwhile needs the
 # same window of events, which is still on its way.
 SLOW_FIRST_EVENTS = """

@@ -412,12 +412,14 @@ function show(view) {
   if (canJoin && location.hash === "#join") $("join-name").focus();
   // An invite opened once its seat was taken says so (not only the game, as to a spectator).
   $("invite-taken").hidden = !(location.hash === "#join" && !page.token && !view.seats.some((s) => s.open));
-  // The last round and the event line come from the events: fetch them, then draw again.
+  // The last round, the event line and who was to move come from the events: fetch them,
+  // then draw again (the seats too when the events say nobody was asked to move after all).
+  const drawnMovers = movers(view).join();
   ensureEvents(view.version, () => {
     // Whichever view of that version is on screen now (a redraw may have replaced this one).
     const now = page.view;
     if (now?.version === view.version && !page.pressed) {
-      if (needsEvents(now.game)) renderTableArea(now);
+      if (needsEvents(now.game) || movers(now).join() !== drawnMovers) renderTableArea(now);
       renderSummary(now);
       renderEventLine(now.version);
     }
