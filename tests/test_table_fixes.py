@@ -5,6 +5,7 @@ wording on the table (the service and the browser: tests/support/browser.py)."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import time
 
@@ -131,26 +132,56 @@ def test_batak_trump_buttons_are_readable_in_every_suit(server, open_page):
     assert low == [], low
 
 
+def slide_to(page, version: int) -> None:
+    """Move the timeline's slider to `version`, as a drag does (an `input` event)."""
+    page.evaluate(
+        "v => { const s = document.querySelector('#slider'); s.value = String(v);"
+        " s.dispatchEvent(new Event('input')); }",
+        version,
+    )
+
+
+def asked_to_move(server, gid: str, log: list[dict]) -> tuple[list[int], list[int]]:
+    """The versions whose view names someone to move, split in two: inside a move's batch (the
+    next event is the server's consequence, not a new move) and where the game waited."""
+    inside, waited = [], []
+    for event, after in itertools.pairwise(log):
+        at = server.client.get(f"/v1/games/{gid}?at={event['version']}").json
+        if at["to_move"]:
+            (waited if "cause" in after["data"] else inside).append(event["version"])
+    return inside, waited
+
+
+_HELD_EVENTS = """
+const realFetch = window.fetch;
+let eventFetches = 0;
+window.fetch = (input, init) => {
+  const url = String(input?.url ?? input);
+  if (url.includes("/events") && (!firstOnly || eventFetches++ === 0)) {
+    return new Promise((done) => setTimeout(done, holdMs)).then(() => realFetch(input, init));
+  }
+  return realFetch(input, init);
+};
+"""
+
+
+def held_events(ms: int, first_only: bool = False) -> str:
+    """A page script that holds back the page's fetches of the events (or only its first) `ms`."""
+    return f"const holdMs = {ms}, firstOnly = {json.dumps(first_only)};" + _HELD_EVENTS
+
+
 def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, open_page):
     """The server writes a move's consequences (the reveal, the trick won, a player out) in
     the move's batch: at those versions nobody was asked to move, and the page says so,
     while at the versions where the game waited it names who was to move."""
     gid = played_to_the_end(server, SHORT_BATAYO)
     log = all_events(server, gid)
-    inside, waited = [], []
-    for event, after in itertools.pairwise(log):
-        at = server.client.get(f"/v1/games/{gid}?at={event['version']}").json
-        if at["to_move"]:
-            (waited if "cause" in after["data"] else inside).append(event["version"])
+    inside, waited = asked_to_move(server, gid, log)
     assert inside and waited  # the deal has both
     page = open_page(f"/games/{gid}")
     expect(page.locator("#version-label")).to_contain_text(f"version {log[-1]['version']}")
     for version in inside + waited[:2]:
-        page.evaluate(
-            "v => { const s = document.querySelector('#slider'); s.value = String(v);"
-            " s.dispatchEvent(new Event('input')); }",
-            version,
-        )
+        slide_to(page, version)
         page.wait_for_function(
             "v => document.querySelector('#event-line')?.textContent.startsWith('v' + v + ' · ')",
             arg=version,
@@ -163,18 +194,9 @@ def test_replaying_a_version_inside_a_server_batch_names_nobody_to_move(server, 
             expect(summary).to_contain_text("To move")
 
 
-# Every fetch of the events held back 0.8 s: a version's view comes before the events that say
+# Every fetch of the events held back: a version's view comes before the events that say
 # whether anyone was asked to move at it.
-SLOW_EVENTS = """
-const realFetch = window.fetch;
-window.fetch = (input, init) => {
-  const url = String(input?.url ?? input);
-  if (url.includes("/events")) {
-    return new Promise((done) => setTimeout(done, 800)).then(() => realFetch(input, init));
-  }
-  return realFetch(input, init);
-};
-"""
+SLOW_EVENTS = held_events(800)
 
 
 def test_a_version_inside_a_batch_shown_before_its_events_come_names_nobody_once_they_do(
@@ -185,37 +207,18 @@ def test_a_version_inside_a_batch_shown_before_its_events_come_names_nobody_once
     summary does."""
     gid = played_to_the_end(server, SHORT_BATAYO)
     log = all_events(server, gid)
-    inside = next(
-        event["version"]
-        for event, after in itertools.pairwise(log)
-        if "cause" not in after["data"]
-        and server.client.get(f"/v1/games/{gid}?at={event['version']}").json["to_move"]
-    )
+    inside = asked_to_move(server, gid, log)[0][0]
     page = open_page(f"/games/{gid}", init_script=SLOW_EVENTS)
     expect(page.locator("#version-label")).to_contain_text(f"version {log[-1]['version']}")
-    page.evaluate(
-        "v => { const s = document.querySelector('#slider'); s.value = String(v);"
-        " s.dispatchEvent(new Event('input')); }",
-        inside,
-    )
+    slide_to(page, inside)
     expect(page.locator("#event-line")).to_contain_text(f"v{inside} · ")
     expect(page.locator("#summary")).not_to_contain_text("To move")
     expect(page.locator("#table .seat.to-move")).to_have_count(0)
 
 
-# The page's first fetch of the events held back 1.5 s: the version chosen meanwhile needs the
-# same window of events, which is still on its way.
-SLOW_FIRST_EVENTS = """
-const realFetch = window.fetch;
-let eventFetches = 0;
-window.fetch = (input, init) => {
-  const url = String(input?.url ?? input);
-  if (url.includes("/events") && eventFetches++ === 0) {
-    return new Promise((done) => setTimeout(done, 1500)).then(() => realFetch(input, init));
-  }
-  return realFetch(input, init);
-};
-"""
+# The page's first fetch of the events held back: the version chosen meanwhile needs the same
+# window of events, which is still on its way.
+SLOW_FIRST_EVENTS = held_events(1500, first_only=True)
 
 
 def test_a_version_chosen_while_its_events_are_on_their_way_gets_its_event_line(server, open_page):
@@ -227,11 +230,7 @@ def test_a_version_chosen_while_its_events_are_on_their_way_gets_its_event_line(
     page = open_page(f"/games/{gid}", init_script=SLOW_FIRST_EVENTS)
     expect(page.locator("#version-label")).to_contain_text(f"version {log[-1]['version']}")
     version = log[2]["version"]
-    page.evaluate(
-        "v => { const s = document.querySelector('#slider'); s.value = String(v);"
-        " s.dispatchEvent(new Event('input')); }",
-        version,
-    )
+    slide_to(page, version)
     expect(page.locator("#event-line")).to_contain_text(f"v{version} · ")
 
 
