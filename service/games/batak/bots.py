@@ -445,7 +445,7 @@ def _expert(
     own = view["you"] if model and t["mode"] == "ihaleli" else -1
     kind = legal[0]["type"]
     if kind in ("bid", "pass"):
-        return _expert_bid(view, rng, own, STRONG_DEFEND_SHARE if own >= 0 else DEFEND_SHARE)
+        return _expert_bid(view, rng, own)
     if kind == "trump":
         return _expert_trump(view, rng, own)
     if len(legal) == 1:
@@ -457,9 +457,7 @@ def _overtake(view: dict) -> bool:
     return view["options"].get("must_overtake_when_trumped", True)
 
 
-def _expert_bid(
-    view: dict, rng: BotRng, own: int = -1, defend_share: float = DEFEND_SHARE
-) -> tuple[dict, str]:
+def _expert_bid(view: dict, rng: BotRng, own: int = -1) -> tuple[dict, str]:
     legal = view["legal_actions"]
     t = view["table"]
     bids = [a for a in legal if a["type"] == "bid"]
@@ -476,7 +474,8 @@ def _expert_bid(
     expected = max(sum(ks) / len(ks) for ks in table.values())
     best_suit = max(suits, key=lambda s: _contract_value(table[s], low) if bids else 0)
     worth = _contract_value(table[best_suit], low) if bids else -99
-    defend = defend_share * expected
+    # `own` names the seat only for the strong bot in ihaleli, the one that bids more boldly
+    defend = (STRONG_DEFEND_SHARE if own >= 0 else DEFEND_SHARE) * expected
     if bids and worth > defend:
         made = sum(k >= low for k in table[best_suit]) / len(table[best_suit])
         return bids[0], (
