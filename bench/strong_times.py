@@ -60,8 +60,9 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
 
 
 def plain_policies() -> None:
-    """The plain versions of the play-out policies that read greedy's choice from the state
-    (docs/performance.md#bot-shortcuts): BATAYO's, and BatailleRoylet's Allies'."""
+    """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts): the
+    policies that read greedy's choice from the state (BATAYO's, and BatailleRoylet's Allies'),
+    and BatailleRoylet's round played out without the rules code."""
     from service.games.batayo import bots as batayo
     from service.games.roylet import bots as roylet
 
@@ -76,7 +77,7 @@ def plain_policies() -> None:
             return roylet._king_sees_all(state)
         return allies(state, seat, seats, game, rng)
 
-    roylet.SEARCH = dataclasses.replace(roylet.SEARCH, policy=roylet_policy)
+    roylet.SEARCH = dataclasses.replace(roylet.SEARCH, policy=roylet_policy, fast=None)
 
 
 def _quantile(xs: list[float], q: float) -> float:

@@ -23,6 +23,9 @@ from .views import LazyView
 Policy = Callable[[dict, int, list[int], Game, random.Random], dict]
 Score = Callable[[dict, dict, int], float]  # (state at the horizon, state at the root, seat)
 Horizon = Callable[[dict, dict], bool]  # (state now, state at the root): stop here?
+# a game's own play-out, with no events: (the sampled state, the seat, its candidate action,
+# the play-out's random source) to the score the plain play-out would give
+FastPlayOut = Callable[[dict, int, dict, random.Random], float]
 
 _cap_s: float | None = None  # the wall-clock safety net, per move (None: off)
 _NOW = "2000-01-01T00:00:00.000000Z"  # play-outs read no clock: one fixed instant
@@ -40,7 +43,9 @@ class Search:
     """How one game's strong bot searches: `world(view, rng)` a full state agreeing with the
     view; `score` and `horizon` as above; `policy` plays every seat in the play-outs, or only
     the searching seat when `others` is given for the rest; `budget` play-outs a move (spread
-    over the candidates, at least `min_worlds` states each, at most `max_worlds`)."""
+    over the candidates, at least `min_worlds` states each, at most `max_worlds`). `fast`, where
+    a game has one, replaces the clone, the candidate's move and `play_out` with the same
+    score computed without the rules engine (docs/performance.md#bot-shortcuts)."""
 
     world: Callable[[Mapping, random.Random], dict]
     score: Score
@@ -50,6 +55,7 @@ class Search:
     min_worlds: int = 8
     max_worlds: int = 60
     others: Policy | None = None
+    fast: FastPlayOut | None = None
 
 
 def viewing(bot: Bot) -> Policy:
@@ -141,7 +147,6 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
     # every draw of the search comes from the bot's own stream, through one seeded generator
     prng = random.Random(rng.randrange(1 << 62))  # noqa: S311 - a game move, not a secret
     seed = prng.randbytes(16)
-    game = GAMES[view["game"]]
     me: int = view["you"]
     worlds = max(search.min_worlds, min(search.max_worlds, search.budget // len(cands)))
     policy = search.policy if search.others is None else _split(me, search.policy, search.others)
@@ -152,13 +157,35 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
             break
         root = search.world(view, prng)
         for i, action in enumerate(cands):
-            state = clone(root)
-            cmd = Command(state, seed, _NOW, "bot", sealed=False, owned=True, kept=False)
-            cmd.decide(me, action, "bot")
-            end = play_out(state, root, game, seed, policy, prng, search.horizon)
-            totals[i] += search.score(end, root, me)
+            if search.fast is not None:
+                totals[i] += search.fast(root, me, action, prng)
+            else:
+                totals[i] += _played_out(search, policy, root, me, action, seed, prng)
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     return cands[best]
+
+
+def _played_out(
+    search: Search,
+    policy: Policy,
+    root: dict,
+    me: int,
+    action: dict,
+    seed: bytes,
+    prng: random.Random,
+) -> float:
+    state = clone(root)
+    cmd = Command(state, seed, _NOW, "bot", sealed=False, owned=True, kept=False)
+    cmd.decide(me, action, "bot")
+    end = play_out(state, root, GAMES[root["game"]], seed, policy, prng, search.horizon)
+    return search.score(end, root, me)
+
+
+def plain_score(search: Search, root: dict, me: int, action: dict, prng: random.Random) -> float:
+    """`action`'s score in the sampled state `root` played out through the rules code: what a
+    game's `fast` play-out must give (its differential tests compare the two)."""
+    policy = search.policy if search.others is None else _split(me, search.policy, search.others)
+    return _played_out(search, policy, root, me, action, bytes(16), prng)
 
 
 def state_from(view: Mapping, table: dict) -> dict:

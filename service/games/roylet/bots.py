@@ -12,6 +12,7 @@ from ...core import search
 from ...core.cards import deck as full_deck
 from ...core.cards import rank
 from ...core.game import BotRng, random_bot
+from . import playout
 from .rules import (
     BATTLES,
     FACES,
@@ -40,6 +41,7 @@ def _king_unseen(table: dict) -> list[str]:
 # card's bar (his strength, one less for an ace: an Ally's ace takes his ace).
 _ALLY = {c: strength(c, "ally") for c in full_deck()}
 _BAR = {c: strength(c, "king") - (rank(c) == "A") for c in full_deck()}
+_JACK = strength("JS", "king")
 
 
 def _beats(ally_card: str, king_card: str) -> bool:
@@ -102,11 +104,11 @@ def _ally_choice(
 ) -> dict:
     """The greedy Ally's card: its strongest (or cheapest over a jack) face down when the King
     likely plays a royal, else its weakest face up; any card down when the partner's ace is up."""
-    by_strength = sorted(hand, key=lambda c: strength(c, "ally"))
+    by_strength = sorted(hand, key=_ALLY.__getitem__)
     royal_likely = royals / max(battles_left, 1) >= 0.5
     partner_sure = up is not None and rank(up) == "A"  # an Ally's ace always takes
     if "down" in faces and not partner_sure:
-        over_jack = [c for c in by_strength if strength(c, "ally") > strength("JS", "king")]
+        over_jack = [c for c in by_strength if _ALLY[c] > _JACK]
         card = by_strength[-1] if royal_likely or not over_jack else over_jack[0]
         return {"type": "play", "card": card, "face": "down"}
     face = "up" if "up" in faces else "down"
@@ -231,12 +233,16 @@ def _round_over(state: dict, root: dict) -> bool:
 _KING_SCORE = {"king": 1.0, "void": 0.5, "allies": 0.0}  # a void round is replayed: neither wins
 
 
+def _side_score(outcome: str, seat: int) -> float:
+    king = _KING_SCORE[outcome]
+    return king if seat == KING else 1.0 - king
+
+
 def _score(state: dict, root: dict, seat: int) -> float:
     """The round's outcome for the seat's side (a round cut short by the game's end: even)."""
     results = state["table"]["results"]
     done = len(root["table"]["results"])
-    king = _KING_SCORE[results[done]["result"]] if len(results) > done else 0.5
-    return king if seat == KING else 1.0 - king
+    return _side_score(results[done]["result"] if len(results) > done else "void", seat)
 
 
 def _king_sees_all(state: dict) -> dict:
@@ -257,15 +263,31 @@ def _king_sees_all(state: dict) -> dict:
     return {"type": "play", "card": card}
 
 
-def _policy(state: dict, seat: int, seats: list[int], game, rng: BotRng) -> dict:
+def _choice(state: dict, seat: int) -> dict:
     if seat == KING:
         return _king_sees_all(state)
     return ally_greedy_on_state(state, seat)  # the plain version: search.viewing(greedy)
 
 
+def _policy(state: dict, seat: int, seats: list[int], game, rng: BotRng) -> dict:
+    return _choice(state, seat)
+
+
+def _fast(root: dict, seat: int, action: dict, rng: BotRng) -> float:
+    """The round played out by `playout.py` instead of the rules code: the same result."""
+    return _side_score(playout.round_result(root["table"], seat, action, _choice), seat)
+
+
 # twice the generic budget: a round's play-outs are short, and more sampled deals a card made
 # the King win more rounds on a tuning seed (docs/bots.md#how-strong-works)
-SEARCH = search.Search(world=_world, score=_score, horizon=_round_over, policy=_policy, budget=240)
+SEARCH = search.Search(
+    world=_world,
+    score=_score,
+    horizon=_round_over,
+    policy=_policy,
+    budget=240,
+    fast=_fast,
+)
 
 
 def _kind(card: str) -> str:
