@@ -185,3 +185,24 @@ def test_play_outs_play_the_searching_seat_by_policy_and_the_others_by_others(mo
     assert move in game_view(table.state, seat)["legal_actions"]
     assert moved["policy"] == {seat}
     assert moved["others"] == {0, 1, 2} - {seat}
+
+
+def test_bataille_strong_plays_on_beside_a_player_short_in_a_bataille():
+    """docs/rules/bataille.md#rule-6: "with `shortfall: play_out`, a player short of cards in a
+    bataille lays what they have, the face-up card first". Seats 0 and 2 tie on nines; seat 2
+    has one card left and lays it, unseen until the reveal. That card is laid, not chosen: the
+    strong bot's sampled deals keep it on the table (taking it back as a choice left seat 2 one
+    card to choose two from, and the search failed)."""
+    from service.sim.table import Table
+
+    options = {"variant": "ouverte", "players": 3, "deck": 32, "shortfall": "play_out"}
+    deal = {"packs": [["9C", "9D", "KS", "AC"], ["7C", "KH"], ["9S", "9H"]]}
+    table = Table("bataille", options, [{"bot": "greedy"}] * 3, seed=SEED, deal=deal)
+    for seat, card in ((0, "9C"), (1, "7C"), (2, "9S")):
+        table.act(seat, {"type": "play", "card": card})
+    state = table.state
+    assert state["table"]["put"][2] == {"up": "9H", "down": []}  # laid by rule 6
+    assert GAMES["bataille"].to_move(state) == [0]
+    for bot_seed in (SEED, b"another" * 4 + b"seed"):
+        move = bots.choose(state, 0, bot_seed, "strong")
+        assert move in game_view(state, 0)["legal_actions"]

@@ -63,10 +63,16 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     pool = [c for c in deck(view["options"]) if c not in placed]
     # a choice another seat has made but not shown goes back to its pack: the play-out makes
     # it again with the policy, as if that seat had not chosen yet (its cards are as unknown
-    # either way; guessing the choice uniformly would ignore what a player is likely to pick)
-    taken_back = [
-        p["down"] + 1 if p["has_put"] and s != me and s not in ups else 0
+    # either way; guessing the choice uniformly would ignore what a player is likely to pick).
+    # Rule 6's short players made no choice and keep their cards put: out with nothing up, or
+    # playing out their one card up, not shown until the reveal (a choice in a bataille puts two)
+    unshown = [p["has_put"] and s != me and s not in ups for s, p in enumerate(players)]
+    short = [
+        unshown[s] and (p["out"] or (t["bataille"] and not p["down"]))
         for s, p in enumerate(players)
+    ]
+    taken_back = [
+        p["down"] + 1 if unshown[s] and not short[s] else 0 for s, p in enumerate(players)
     ]
     sizes = [
         0 if s == me else players[s]["pack"] - len(in_pack[s]) + taken_back[s] for s in range(n)
@@ -74,7 +80,9 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     sizes += [0 if s == me and my_won else p["won"] - len(in_won[s]) for s, p in enumerate(players)]
     sizes += [t["aside"], t["pot"] - len(t["face_up"])]
     sizes += [
-        p["down"] if p["has_put"] and s != me and not taken_back[s] else 0
+        p["down"] + (short[s] and not p["out"])
+        if p["has_put"] and s != me and not taken_back[s]
+        else 0
         for s, p in enumerate(players)
     ]
     piles = search.deal_out(pool, sizes, rng)
@@ -88,7 +96,8 @@ def _world(view: Mapping, rng: BotRng) -> dict:
         s = p["seat"]
         if p["has_put"] and not taken_back[s]:
             down = list(t.get("your_down", ())) if s == me else piles[2 * n + 2 + s]
-            put[s] = {"up": ups.get(s), "down": down}
+            up = down.pop(0) if short[s] and not p["out"] else ups.get(s)
+            put[s] = {"up": up, "down": down}
     table = {
         "packs": packs,
         "won": won,
