@@ -2,7 +2,7 @@
 the one core it runs on (so other work on a shared machine does not count).
 
 python bench/strong_times.py --moves 200
-python bench/strong_times.py --only batayo --plain   # play-outs on the plain policies
+python bench/strong_times.py --only batayo --plain   # play-outs without their shortcuts
 """
 
 from __future__ import annotations
@@ -62,9 +62,12 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
 def plain_policies() -> None:
     """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts): the
     policies that read greedy's choice from the state (BATAYO's, and BatailleRoylet's Allies'),
-    and BatailleRoylet's round played out without the rules code."""
+    and the rounds of BatailleRoylet and Bataille ouverte played out without the rules code."""
+    from service.games.bataille import bots as bataille
     from service.games.batayo import bots as batayo
     from service.games.roylet import bots as roylet
+
+    bataille.SEARCH = dataclasses.replace(bataille.SEARCH, fast=None)
 
     greedy = search.viewing(batayo.greedy)
     batayo.SEARCH = dataclasses.replace(
@@ -91,7 +94,7 @@ def main() -> None:
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="play-outs with greedy on each seat's view, not read from the state",
+        help="play-outs without their shortcuts: greedy on each seat's view, the rules code",
     )
     args = parser.parse_args()
     if args.plain:

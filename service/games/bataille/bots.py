@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ...core import search
 from ...core.cards import RANKS, value
 from ...core.game import BotRng, random_bot
+from . import playout
 from .rules import deck
 
 
@@ -16,17 +17,19 @@ def greedy(view_: Mapping, rng: BotRng) -> dict:
     legal = view_["legal_actions"]
     if len(legal) == 1:
         return legal[0]
-    if "down" in legal[0]:
-        # every pair of the cards offered: the first highest up, then the first lowest of the
-        # rest down (the first action of that strength), found without scoring every pair
-        cards = list(dict.fromkeys(a["card"] for a in legal))
-        up = max(cards, key=value)
-        down = min((c for c in cards if c != up), key=value)
-        return {"type": "play", "card": up, "down": down}
-    best = max(legal, key=lambda a: value(a["card"]))
-    if value(best["card"]) >= RANKS.index("Q") + 2:
-        return best
-    return min(legal, key=lambda a: value(a["card"]))
+    bataille = "down" in legal[0]
+    up, down = greedy_cards(list(dict.fromkeys(a["card"] for a in legal)), bataille)
+    return {"type": "play", "card": up, **({"down": down} if bataille else {})}
+
+
+def greedy_cards(cards: Sequence[str], bataille: bool) -> tuple[str, str | None]:
+    """Greedy's face-up card (and face-down one in a bataille) from the cards a seat may put,
+    each the first of its value: in a bataille the highest up and the lowest of the rest down
+    (found without scoring every pair); else the highest if a queen or over, or the lowest."""
+    up = max(cards, key=value)
+    if bataille:
+        return up, min((c for c in cards if c != up), key=value)
+    return (up if value(up) >= RANKS.index("Q") + 2 else min(cards, key=value)), None
 
 
 # -- strong: determinized search over the round (ouverte) ---------------------------------------
@@ -123,11 +126,20 @@ def _round_over(state: dict, root: dict) -> bool:
 def _score(state: dict, root: dict, seat: int) -> float:
     """Cards gained in the round, and a little for the strength of the pack kept: a round is
     best won cheaply, with the high cards kept for the rounds to come."""
-    before, after = root["table"], state["table"]
-    gained = len(after["packs"][seat]) + len(after["won"][seat])
-    gained -= len(before["packs"][seat]) + len(before["won"][seat])
-    kept = sum(value(c) for c in after["packs"][seat]) / 1000
-    return gained + kept
+    after = state["table"]
+    return _worth(root, seat, after["packs"][seat], len(after["won"][seat]))
+
+
+def _worth(root: dict, seat: int, pack: list[str], won: int) -> float:
+    before = root["table"]
+    gained = len(pack) + won - len(before["packs"][seat]) - len(before["won"][seat])
+    return gained + sum(value(c) for c in pack) / 1000
+
+
+def _fast(root: dict, seat: int, action: dict, rng: BotRng) -> float:
+    """The round played out by `playout.py` instead of the rules code: the same score."""
+    pack, won = playout.round_end(root["table"], root["options"], seat, action, greedy_cards)
+    return _worth(root, seat, pack, won)
 
 
 def _candidates(view: Mapping) -> list[dict]:
@@ -150,6 +162,7 @@ SEARCH = search.Search(
     horizon=_round_over,
     policy=search.viewing(greedy),
     budget=480,
+    fast=_fast,
 )
 
 

@@ -1,0 +1,94 @@
+"""Bataille ouverte's round played out without events: the strong bot's fast play-out.
+
+A second copy of the round's sequencing (who still owes cards, the reveal, the taker, a
+bataille between the tied, rule 6's shortfall, a won pile turned under a short pack), for
+play-outs that only need each seat's cards at the end of the round. Every seat plays
+`greedy_cards`, as `greedy` does on its view. Cards are followed by value only where their
+order cannot matter: a won pile turned under a pack keeps its order here, where the rules may
+shuffle it, and greedy takes the first card of the highest or lowest value, so a shuffle can
+only swap cards of one value, which changes no count and no value the score reads.
+`search.play_out` through `rules.py` is the plain version; tests/test_bataille_playout.py
+checks that both give the same score on sampled rounds (docs/performance.md#bot-shortcuts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ...core.cards import CARD_VALUE
+from .variants import variant
+
+# greedy's choice from the cards a seat may put (a bataille's or not): its face-up card and,
+# in a bataille, its face-down one
+Choice = Callable[[Sequence[str], bool], tuple[str, str | None]]
+
+
+def round_end(
+    table: dict, options: dict, me: int, action: dict, choice: Choice
+) -> tuple[list[str], int]:
+    """`me`'s pack and the size of its won pile at the end of the round, when `me` plays
+    `action` in `table` and `choice` makes every later move; `table` is left as it was."""
+    packs = [list(p) for p in table["packs"]]
+    won = [list(w) for w in table["won"]]
+    out = list(table["out"])
+    put = [None if p is None else (p["up"], len(p["down"])) for p in table["put"]]
+    contenders = list(table["contenders"])
+    need = 1 if table["step"] == 0 else variant(options).bataille_cards
+    pot = len(table["pot"])
+    play_out = options["shortfall"] == "play_out"
+    cards = [action["card"], *([action["down"]] if "down" in action else [])]
+    seat = me
+    while True:
+        pack = packs[seat]
+        if len(pack) < need:  # rule 5: the won pile goes under a pack too short
+            pack += won[seat]
+            won[seat] = []
+        for card in cards:
+            pack.remove(card)
+        put[seat] = (cards[0], len(cards) - 1)
+        while True:
+            owing = [s for s in contenders if put[s] is None and not out[s]]
+            if owing:
+                break
+            # every contender has put its cards: the reveal, then the highest face-up card
+            best, tied = 0, []
+            for s in contenders:
+                up = put[s][0] if put[s] is not None else None
+                if up:
+                    v = CARD_VALUE[up]
+                    if v > best:
+                        best, tied = v, [s]
+                    elif v == best:
+                        tied.append(s)
+            if len(tied) <= 1:  # rule 3: the single highest card takes the table; rule 6:
+                taken = pot + _put_count(put) if tied == [me] else 0  # nobody takes it
+                return packs[me], len(won[me]) + taken
+            # rule 4: a bataille between the tied players only
+            pot += _put_count(put)
+            put = [None] * len(put)
+            contenders = tied
+            need = variant(options).bataille_cards
+            for s in tied:  # rule 6: a contender without enough cards
+                if len(packs[s]) + len(won[s]) >= need:
+                    continue
+                short = packs[s] + won[s]
+                packs[s], won[s] = [], []
+                if play_out and short:
+                    put[s] = (short[0], len(short) - 1)
+                else:
+                    put[s] = (None, len(short))
+                    out[s] = True
+        seat = owing[0]
+        pack = packs[seat]
+        up, down = choice(pack + won[seat] if len(pack) < need else pack, need > 1)
+        cards = [up] if down is None else [up, down]
+
+
+def _put_count(put: list) -> int:
+    """The cards put in the current step (a put: its face-up card or None, its face-down
+    cards' count)."""
+    count = 0
+    for p in put:
+        if p is not None:
+            count += p[1] + (p[0] is not None)
+    return count

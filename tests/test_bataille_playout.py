@@ -1,0 +1,106 @@
+"""Bataille ouverte's fast play-out (`service/games/bataille/playout.py`) against the rules
+code: in states sampled the way the strong bot samples them, every candidate's round gives
+the same score both ways, whatever the options (docs/performance.md#bot-shortcuts)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.core import search
+from service.core.registry import GAMES
+from service.core.state import clone
+from service.core.views import game_view
+from service.games.bataille import bots
+from service.sim.table import Table
+from tests.support.choices import played_in
+
+options = st.fixed_dictionaries(
+    {
+        "variant": st.just("ouverte"),
+        "players": st.integers(2, 4),
+        "deck": st.sampled_from([32, 52]),
+        "gather": st.sampled_from(["random", "ordered"]),
+        "shortfall": st.sampled_from(["forfeit", "play_out"]),
+    }
+)
+
+
+def _same_scores(state: dict, draw: int) -> None:
+    seat = GAMES["bataille"].to_move(state)[0]
+    view = game_view(state, seat)
+    rng = random.Random(draw)
+    for _ in range(3):
+        root = bots.SEARCH.world(view, rng)
+        before = clone(root)
+        for action in view["legal_actions"][:12]:
+            plain = search.plain_score(bots.SEARCH, root, seat, action, rng)
+            assert bots.SEARCH.fast(root, seat, action, rng) == plain, action
+        assert root == before  # neither play-out moved the sampled state
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    options=options,
+    seed=st.binary(min_size=32, max_size=32),
+    steps=st.integers(0, 300),
+    draw=st.integers(),
+)
+def test_the_fast_round_scores_every_candidate_as_the_rules_code_does(options, seed, steps, draw):
+    state = played_in("bataille", options, seed, steps).state
+    if state["status"] == "playing":
+        _same_scores(state, draw)
+
+
+# short packs of few values: batailles at once, and rule 6's shortfalls within them
+short_deals = st.lists(
+    st.lists(st.sampled_from(["9S", "9H", "9D", "KS", "KH", "KD", "AC"]), min_size=1, max_size=4),
+    min_size=2,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    packs=short_deals,
+    shortfall=st.sampled_from(["forfeit", "play_out"]),
+    gather=st.sampled_from(["random", "ordered"]),
+    seed=st.binary(min_size=32, max_size=32),
+    steps=st.integers(0, 6),
+    draw=st.integers(),
+)
+def test_the_fast_round_scores_short_packs_as_the_rules_code_does(
+    packs, shortfall, gather, seed, steps, draw
+):
+    seen: set[str] = set()
+    packs = [[c for c in p if not (c in seen or seen.add(c))] for p in packs]
+    if not all(packs):
+        return
+    options = {"variant": "ouverte", "players": len(packs), "deck": 32}
+    options |= {"shortfall": shortfall, "gather": gather}
+    seats = [{"bot": "greedy"} for _ in packs]
+    table = Table("bataille", options, seats, seed=seed, deal={"packs": packs}, simulation=True)
+    rng = random.Random(draw)
+    for _ in range(steps):
+        if table.state["status"] != "playing":
+            return
+        table.bot_move(GAMES["bataille"].to_move(table.state)[0], rng.choice(["random", "greedy"]))
+    if table.state["status"] == "playing":
+        _same_scores(table.state, draw)
+
+
+def test_a_strong_game_is_the_same_with_the_fast_round_or_the_rules_code(monkeypatch):
+    """The strong bot's moves, and so whole games, do not change with the shortcut."""
+    from dataclasses import replace
+
+    from service.sim.simulate import play
+
+    seats = [{"bot": "strong"}, {"bot": "greedy"}, {"bot": "strong"}]
+    options = {"variant": "ouverte", "players": 3, "deck": 32, "max_rounds": 60}
+    now = "2026-12-02T00:00:00.000000Z"
+    fast = play("bataille", options, seats, b"playout-differential-seed-000002", 0, now)
+    monkeypatch.setattr(bots, "SEARCH", replace(bots.SEARCH, fast=None))
+    plain = play("bataille", options, seats, b"playout-differential-seed-000002", 0, now)
+    assert fast["table"] == plain["table"] and fast["result"] == plain["result"]
