@@ -9,13 +9,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core import search
 from service.core.registry import GAMES
-from service.core.state import clone
-from service.core.views import game_view
 from service.games.bataille import bots
 from service.sim.table import Table
-from tests.support.choices import played_in
+from tests.support.choices import assert_fast_play_outs_agree, played_in
 
 options = st.fixed_dictionaries(
     {
@@ -28,19 +25,6 @@ options = st.fixed_dictionaries(
 )
 
 
-def _same_scores(state: dict, draw: int) -> None:
-    seat = GAMES["bataille"].to_move(state)[0]
-    view = game_view(state, seat)
-    rng = random.Random(draw)
-    for _ in range(3):
-        root = bots.SEARCH.world(view, rng)
-        before = clone(root)
-        for action in view["legal_actions"][:12]:
-            plain = search.plain_score(bots.SEARCH, root, seat, action, rng)
-            assert bots.SEARCH.fast(root, seat, action, rng) == plain, action
-        assert root == before  # neither play-out moved the sampled state
-
-
 @settings(max_examples=80, deadline=None)
 @given(
     options=options,
@@ -51,7 +35,7 @@ def _same_scores(state: dict, draw: int) -> None:
 def test_the_fast_round_scores_every_candidate_as_the_rules_code_does(options, seed, steps, draw):
     state = played_in("bataille", options, seed, steps).state
     if state["status"] == "playing":
-        _same_scores(state, draw)
+        assert_fast_play_outs_agree(bots.SEARCH, state, draw)
 
 
 # short packs of few values: batailles at once, and rule 6's shortfalls within them
@@ -88,7 +72,7 @@ def test_the_fast_round_scores_short_packs_as_the_rules_code_does(
             return
         table.bot_move(GAMES["bataille"].to_move(table.state)[0], rng.choice(["random", "greedy"]))
     if table.state["status"] == "playing":
-        _same_scores(table.state, draw)
+        assert_fast_play_outs_agree(bots.SEARCH, table.state, draw)
 
 
 def test_a_strong_game_is_the_same_with_the_fast_round_or_the_rules_code(monkeypatch):

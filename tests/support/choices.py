@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 
+from service.core import search
 from service.core.registry import GAMES
+from service.core.state import clone
+from service.core.views import game_view
 from service.sim.table import Table
 
 CASES = [  # (game, options): every game and variant where a seat chooses
@@ -30,3 +33,22 @@ def played_in(game: str, options: dict, seed: bytes, steps: int) -> Table:
         seat = GAMES[game].to_move(state)[0]
         table.bot_move(seat, rng.choice(["random", "greedy"]))
     return table
+
+
+def assert_fast_play_outs_agree(
+    how: search.Search, state: dict, draw: int, worlds: int = 3, most: int = 12
+) -> None:
+    """In `worlds` states sampled from the awaited seat's view, each of its first `most` legal
+    actions scores the same by the game's fast play-out as through the rules code, and neither
+    moves the sampled state."""
+    assert how.fast is not None
+    seat = GAMES[state["game"]].to_move(state)[0]
+    view = game_view(state, seat)
+    rng = random.Random(draw)
+    for _ in range(worlds):
+        root = how.world(view, rng)
+        before = clone(root)
+        for action in view["legal_actions"][:most]:
+            plain = search.plain_score(how, root, seat, action, rng)
+            assert how.fast(root, seat, action, rng) == plain, action
+        assert root == before

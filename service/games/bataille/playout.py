@@ -2,8 +2,8 @@
 
 A second copy of the round's sequencing (who still owes cards, the reveal, the taker, a
 bataille between the tied, rule 6's shortfall, a won pile turned under a short pack), for
-play-outs that only need each seat's cards at the end of the round. Every seat plays
-`greedy_cards`, as `greedy` does on its view. Cards are followed by value only where their
+play-outs that only need each seat's cards at the end of the round; the highest card is found
+by the rules' own `highest`. Every seat plays `greedy_cards`, as `greedy` does on its view. Cards are followed by value only where their
 order cannot matter: a won pile turned under a pack keeps its order here, where the rules may
 shuffle it, and greedy takes the first card of the highest or lowest value, so a shuffle can
 only swap cards of one value, which changes no count and no value the score reads.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...core.cards import CARD_VALUE
+from .rules import highest
 from .variants import variant
 
 # greedy's choice from the cards a seat may put (a bataille's or not): its face-up card and,
@@ -51,15 +51,7 @@ def round_end(
             if owing:
                 break
             # every contender has put its cards: the reveal, then the highest face-up card
-            best, tied = 0, []
-            for s in contenders:
-                up = put[s][0] if put[s] is not None else None
-                if up:
-                    v = CARD_VALUE[up]
-                    if v > best:
-                        best, tied = v, [s]
-                    elif v == best:
-                        tied.append(s)
+            tied = highest((s, put[s][0] if put[s] is not None else None) for s in contenders)
             if len(tied) <= 1:  # rule 3: the single highest card takes the table; rule 6:
                 taken = pot + _put_count(put) if tied == [me] else 0  # nobody takes it
                 return packs[me], len(won[me]) + taken

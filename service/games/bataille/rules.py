@@ -7,6 +7,7 @@ contender has put in the current step, and the cards set aside out of play.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from ...core.cards import CARD_VALUE, RANKS, ranks_from
@@ -250,16 +251,8 @@ def _settle(cmd: Command) -> None:
         if not t["revealed"] and variant(state["options"]).chooses:
             shown = {str(s): p["up"] for s in contenders if (p := put[s]) and p["up"]}
             cmd.emit(CHOICES.reveal, {"up": shown}, actor="server")
-        best, tied = 0, []  # the highest face-up card, and the contenders who put one
-        for s in contenders:  # every contender has put its cards
-            p = put[s]
-            up = p["up"] if p else None
-            if up:
-                v = CARD_VALUE[up]
-                if v > best:
-                    best, tied = v, [s]
-                elif v == best:
-                    tied.append(s)
+        # every contender has put its cards
+        tied = highest((s, p["up"] if (p := put[s]) else None) for s in contenders)
         if not tied:  # rule 6: every player of the bataille is out
             cmd.emit("left_play", {"count": len(t["pot"]) + _put_count(t)}, actor="server")
             _end_round(cmd)
@@ -280,6 +273,20 @@ def _settle(cmd: Command) -> None:
         )
         for seat in tied:
             _shortfall(cmd, seat)
+
+
+def highest(ups: Iterable[tuple[int, str | None]]) -> list[int]:
+    """The seats whose face-up card is the highest (rule 3: one takes the table; rule 4: more
+    play a bataille), from each contender's seat and face-up card (None: it put none)."""
+    best, tied = 0, []
+    for seat, up in ups:
+        if up:
+            v = CARD_VALUE[up]
+            if v > best:
+                best, tied = v, [seat]
+            elif v == best:
+                tied.append(seat)
+    return tied
 
 
 def _put_count(t: Table) -> int:
