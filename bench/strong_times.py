@@ -3,6 +3,7 @@ the one core it runs on (so other work on a shared machine does not count).
 
 python bench/strong_times.py --moves 200
 python bench/strong_times.py --only batayo --plain   # play-outs without their shortcuts
+python bench/strong_times.py --only roylet --plain rounds   # only the rounds' shortcut off
 """
 
 from __future__ import annotations
@@ -59,28 +60,31 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
     return out
 
 
-def plain_policies() -> None:
-    """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts): the
-    policies that read greedy's choice from the state (BATAYO's, and BatailleRoylet's Allies'),
-    and the rounds of BatailleRoylet and Bataille ouverte played out without the rules code."""
+def plain(which: str) -> None:
+    """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts):
+    `policies`, greedy's choice built from each seat's view where BATAYO and BatailleRoylet's
+    Allies read it from the state; `rounds`, the rounds of BatailleRoylet and Bataille ouverte
+    played through the rules code; `all`, both."""
     from service.games.bataille import bots as bataille
     from service.games.batayo import bots as batayo
     from service.games.roylet import bots as roylet
 
-    bataille.SEARCH = dataclasses.replace(bataille.SEARCH, fast=None)
+    if which in ("all", "rounds"):
+        bataille.SEARCH = dataclasses.replace(bataille.SEARCH, fast=None)
+        roylet.SEARCH = dataclasses.replace(roylet.SEARCH, fast=None)
+    if which in ("all", "policies"):
+        greedy = search.viewing(batayo.greedy)
+        batayo.SEARCH = dataclasses.replace(
+            batayo.SEARCH, policy=greedy, others=search.unsure(greedy, batayo.UNSURE)
+        )
+        allies = search.viewing(roylet.greedy)
 
-    greedy = search.viewing(batayo.greedy)
-    batayo.SEARCH = dataclasses.replace(
-        batayo.SEARCH, policy=greedy, others=search.unsure(greedy, batayo.UNSURE)
-    )
-    allies = search.viewing(roylet.greedy)
+        def roylet_policy(state, seat, seats, game, rng):
+            if seat == roylet.KING:
+                return roylet._king_sees_all(state)
+            return allies(state, seat, seats, game, rng)
 
-    def roylet_policy(state, seat, seats, game, rng):
-        if seat == roylet.KING:
-            return roylet._king_sees_all(state)
-        return allies(state, seat, seats, game, rng)
-
-    roylet.SEARCH = dataclasses.replace(roylet.SEARCH, policy=roylet_policy, fast=None)
+        roylet.SEARCH = dataclasses.replace(roylet.SEARCH, policy=roylet_policy)
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -93,12 +97,14 @@ def main() -> None:
     parser.add_argument("--only", help="one game's cases (roylet, bataille, batayo, batak)")
     parser.add_argument(
         "--plain",
-        action="store_true",
-        help="play-outs without their shortcuts: greedy on each seat's view, the rules code",
+        nargs="?",
+        const="all",
+        choices=("all", "policies", "rounds"),
+        help="play-outs without their shortcuts (all, or only the policies or the rounds)",
     )
     args = parser.parse_args()
     if args.plain:
-        plain_policies()
+        plain(args.plain)
     report = {}
     for game, options in CASES:
         if args.only and game != args.only:
