@@ -1,14 +1,10 @@
 """Bataille ouverte's round played out without events: the strong bot's fast play-out.
 
-A second copy of the round's sequencing (who still owes cards, the reveal, the taker, a
-bataille between the tied, rule 6's shortfall, a won pile turned under a short pack), for
-play-outs that only need each seat's cards at the end of the round; the highest card is found
-by the rules' own `highest`. Every seat plays `greedy_cards`, as `greedy` does on its view. Cards are followed by value only where their
-order cannot matter: a won pile turned under a pack keeps its order here, where the rules may
-shuffle it, and greedy takes the first card of the highest or lowest value, so a shuffle can
-only swap cards of one value, which changes no count and no value the score reads.
-`search.play_out` through `rules.py` is the plain version; tests/test_bataille_playout.py
-checks that both give the same score on sampled rounds (docs/performance.md#bot-shortcuts).
+A second copy of the round's sequencing (the reveal, the taker, batailles, rule 6's shortfall,
+a won pile turned under a short pack), every seat moved by `greedy_cards`, for play-outs that
+only need the searching seat's cards at the round's end. The plain version is `search.play_out`
+through `rules.py`; tests/test_bataille_playout.py holds the two to the same score
+(docs/performance.md#bot-shortcuts).
 """
 
 from __future__ import annotations
@@ -40,7 +36,10 @@ def round_end(
     seat = me
     while True:
         pack = packs[seat]
-        if len(pack) < need:  # rule 5: the won pile goes under a pack too short
+        # rule 5: the won pile goes under a pack too short, kept in its order where the rules
+        # may shuffle it: greedy takes the first card of a value, so a shuffle only swaps
+        # cards of one value, which changes no count or value the score reads
+        if len(pack) < need:
             pack += won[seat]
             won[seat] = []
         for card in cards:

@@ -1,12 +1,9 @@
 """BatailleRoylet's round played out without events: the strong bots' fast play-out.
 
-A second copy of the round's sequencing (who plays next, the trick, rules 5 to 8 at the end of
-a battle and of the round), for play-outs that only need the round's result: the search plays
-thousands of rounds a move, and through the rules code each battle emits and applies four or
-five events and the round's end deals the next round. The strength of cards and the captures
-stay the rules' own functions (`allies_take`, `forbidden`). `search.play_out` through
-`rules.py` is the plain version; tests/test_roylet_playout.py checks that both give the same
-result on sampled rounds (docs/performance.md#bot-shortcuts).
+A second copy of the round's sequencing (who plays next, the trick, rules 5 to 8), for
+play-outs that only need the round's result; the cards are compared by the rules' own
+`allies_take` and `forbidden`. The plain version is `search.play_out` through `rules.py`;
+tests/test_roylet_playout.py holds the two to the same result (docs/performance.md#bot-shortcuts).
 """
 
 from __future__ import annotations
