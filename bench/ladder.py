@@ -1,6 +1,7 @@
 """The strong bots' ladder: each target measured with a 95% interval, n fixed in advance.
 
-For each target the bot under test holds the seats of the role measured, the others are greedy;
+For each target the bot under test holds the seats of the role measured, the others are greedy
+(strong in the one measurement reported without a goal: the strong Allies against a strong King);
 games come in sets that rotate the seats over the same seeds, so no seat's luck favours one
 side. Win rates get a Wilson interval; a target is met when the interval's LOWER end reaches
 it. The seed is the ladder's own (never used while tuning). Writes
@@ -38,7 +39,11 @@ TARGETS = [
     ("batayo_3p", "batayo", {"players": 3}, 3, [0], 0.45, 400),
     ("bataille_ouverte", "bataille", {"variant": "ouverte"}, 2, [0], 0.75, 400),
 ]
-ROTATE = {"roylet_king": False}  # the King is seat 0: only his seat is measured
+# measured and reported, no goal: (name, game, options, seat count, the strong side's seats, games),
+# every seat strong (the strong Allies against a strong King)
+REPORTED = [("roylet_allies_vs_strong_king", "roylet", {}, 3, [1, 2], 400)]
+ROTATE = {"roylet_king": False, "roylet_allies_vs_strong_king": False}  # roles keep their seats
+AGAINST = {"roylet_allies_vs_strong_king": "strong"}  # the other seats' level (default greedy)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -63,7 +68,8 @@ def rotation(
 def _one(args: tuple) -> dict:
     name, game, options, count, strong, index, base = args
     mine, deal = rotation(count, strong, index, ROTATE.get(name) is not False)
-    seats = [{"bot": "strong" if s in mine else "greedy"} for s in range(count)]
+    other = AGAINST.get(name, "greedy")
+    seats = [{"bot": "strong" if s in mine else other} for s in range(count)]
     seed = hashlib.sha256(base + name.encode()).digest()
     started = time.perf_counter()
     final = play(game, options, seats, seed, deal, "2026-12-02T00:00:00.000000Z")
@@ -94,7 +100,7 @@ def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
     return {
         "target": name,
         "level": "strong",
-        "against": "greedy",
+        "against": AGAINST.get(name, "greedy"),
         "game": game,
         "options": options,
         "strong_seats": strong,
@@ -103,7 +109,7 @@ def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
         "win_rate": wins / games,
         "interval95": [round(low, 4), round(high, 4)],
         "goal": goal,
-        "met": low >= goal,
+        "met": None if goal is None else low >= goal,
         "draws": sum(r["draw"] for r in rows),
         "reasons": reasons,
         "round_limit_share": reasons.get("round_limit", 0) / games,
@@ -165,6 +171,19 @@ def main() -> None:
         # every target of the ladder, not only those chosen with --only
         report["complete"] = len(report["targets"]) == len(TARGETS)
         path.write_text(json.dumps(report, indent=2) + "\n")  # after each: a cut run keeps its part
+    for name, game, options, count, side, n in REPORTED:
+        if args.only and name not in args.only.split(","):
+            continue
+        games = args.games or (24 if args.quick else n)
+        row = measure((name, game, options, count, side, None, n), games, args.jobs, base)
+        report["reported"] = [*report.get("reported", []), row]
+        lo, hi = row["interval95"]
+        print(
+            f"{name:18} {row['wins']:4}/{row['games']:<4} {row['win_rate']:.3f} "
+            f"[{lo:.3f}, {hi:.3f}] reported {row['seconds']}s",
+            flush=True,
+        )
+        path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {path}")
 
 
