@@ -149,7 +149,7 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
     seed = prng.randbytes(16)
     me: int = view["you"]
     worlds = max(search.min_worlds, min(search.max_worlds, search.budget // len(cands)))
-    policy = search.policy if search.others is None else _split(me, search.policy, search.others)
+    policy = _seats_policy(search, me)
     totals = [0.0] * len(cands)
     deadline = time.monotonic() + _cap_s if _cap_s is not None else None
     for w in range(worlds):
@@ -184,8 +184,12 @@ def _played_out(
 def plain_score(search: Search, root: dict, me: int, action: dict, prng: random.Random) -> float:
     """`action`'s score in the sampled state `root` played out through the rules code: what a
     game's `fast` play-out must give (its differential tests compare the two)."""
-    policy = search.policy if search.others is None else _split(me, search.policy, search.others)
-    return _played_out(search, policy, root, me, action, bytes(16), prng)
+    return _played_out(search, _seats_policy(search, me), root, me, action, bytes(16), prng)
+
+
+def _seats_policy(search: Search, me: int) -> Policy:
+    """The play-outs' policy for every seat when `me` searches."""
+    return search.policy if search.others is None else _split(me, search.policy, search.others)
 
 
 def state_from(view: Mapping, table: dict) -> dict:
