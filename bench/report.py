@@ -97,8 +97,39 @@ def ladder() -> list[str]:
         if path not in used:
             used.append(path)
     columns = ["target", "goal", "wins / n", "rate", "95% interval", "met?", "round limit", "file"]
+    for path in used:  # what a file measured without a goal (every seat strong, say)
+        for t in json.loads(path.read_text(encoding="utf-8")).get("reported", []):
+            low, high = t["interval95"]
+            rows.append(
+                [
+                    f"{t['target']} (against {t['against']})",
+                    "reported",
+                    f"{t['wins']}/{t['games']}",
+                    f"{t['win_rate']:.1%}",
+                    f"[{low:.1%}, {high:.1%}]",
+                    "-",
+                    f"{t['round_limit_share']:.1%}",
+                    f"`{path.name}`",
+                ]
+            )
     links = ", ".join(f"[`{p.name}`](../{p.relative_to(BENCH.parent).as_posix()})" for p in used)
-    return [f"Sources: {links}.", "", *markdown_table(columns, rows)]
+    return [f"Sources: {links}.", "", *markdown_table(columns, rows), *_ladder_time(used)]
+
+
+def _ladder_time(paths: list[Path]) -> list[str]:
+    """How long a complete run of the ladder took: its targets' seconds, and its reported
+    measurements' (made in the same run, or after it at the same code)."""
+    for path in paths:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        if report.get("complete"):
+            targets = sum(t["seconds"] for t in report["targets"])
+            reported = sum(t["seconds"] for t in report.get("reported", []))
+            return [
+                "",
+                f"The complete run in `{path.name}` took {targets / 60:.0f} minutes for its "
+                f"targets and {reported / 60:.0f} for what it reports, on the machine that ran it.",
+            ]
+    return []
 
 
 def render() -> str:
