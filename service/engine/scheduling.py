@@ -116,7 +116,7 @@ class Scheduler:
         for seat in [s for s in awaited(start) if s in seats]:
             if seat not in awaited(state):
                 continue
-            action = bots.choose(state, seat, seed)
+            action = _bot_action(state, seat, seed)
             try:
                 _, state = engine.act(
                     game_id, seat, action, expected=state["version"], actor="bot", schedule=False
@@ -255,3 +255,19 @@ class Scheduler:
             return False
         self.dispatcher.enqueue("sweep", (every_s,), job_id=job_id("sweep", "rearm"))
         return True
+
+
+def _bot_action(state: dict, seat: int, seed: bytes) -> dict:
+    """The seat's bot's action; if the bot fails (a bug in it), greedy's, logged: the job
+    would fail again at each retry, and the game would wait on that seat for ever."""
+    try:
+        return bots.choose(state, seat, seed)
+    except Exception:
+        log.exception(
+            "bot %r failed in game %s at version %s, seat %s: greedy plays this move",
+            bots.bot_of(state, seat),
+            state["id"],
+            state["version"],
+            seat,
+        )
+        return bots.choose(state, seat, seed, "greedy")
