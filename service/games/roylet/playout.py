@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...core.cards import rank
-from .rules import ALLIES, BATTLES, FACES, KING, KING_OF_HEARTS, ROYALS, allies_take, forbidden
+from .rules import (
+    ALLIES,
+    BATTLES,
+    FACES,
+    KING,
+    KING_OF_HEARTS,
+    ROYALS,
+    allies_take,
+    forbidden,
+    royals_in_hand,
+)
 
 # a seat's move in a play-out: (a state holding the table's hands, put and battles played,
 # the seat) to an action
@@ -27,7 +37,7 @@ def round_result(table: dict, seat: int, action: dict, choice: Choice) -> str:
         "put": {f: None if put[f] is None else dict(put[f]) for f in FACES} | {"king": None},
         "battles_played": table["battles_played"],
     }
-    state = {"table": t}
+    state = {"table": t}  # enough of a state for the policies and `royals_in_hand`
     king_tricks, allies_tricks = len(table["tricks"]["king"]), len(table["tricks"]["allies"])
     captured = list(table["captured"])
     kings_taken = len(table["kings_taken"])
@@ -52,7 +62,7 @@ def round_result(table: dict, seat: int, action: dict, choice: Choice) -> str:
         left = BATTLES - t["battles_played"]
         if kings_taken >= 2:
             return "king"
-        if sum(1 for c in hands[KING] if c in ROYALS) > left:
+        if royals_in_hand(t) > left:
             return "allies"
         if left == 0:
             if KING_OF_HEARTS in captured and king_tricks:
@@ -66,8 +76,9 @@ def round_result(table: dict, seat: int, action: dict, choice: Choice) -> str:
 
 
 def _next(put: dict) -> int:
-    """After an Ally's card: the other Ally if it still owes one (Ally 1 before Ally 2, as
-    the rules list them), else the King."""
+    """After an Ally's card: the other Ally if it still owes one (Ally 1 before Ally 2), else
+    the King: the rules' `to_move` in a battle, without its turn kinds' calls, which cost this
+    hot path more (docs/performance.md#bot-shortcuts)."""
     played = {put[f]["seat"] for f in FACES if put[f] is not None}
     owing = [s for s in ALLIES if s not in played]
     return owing[0] if owing else KING
