@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .rules import highest
+from .rules import highest, put_count
 from .variants import variant
 
 # greedy's choice from the cards a seat may put (a bataille's or not): its face-up card and,
@@ -27,9 +27,10 @@ def round_end(
     packs = [list(p) for p in table["packs"]]
     won = [list(w) for w in table["won"]]
     out = list(table["out"])
-    put = [None if p is None else (p["up"], len(p["down"])) for p in table["put"]]
+    put = list(table["put"])  # each seat's entry is replaced, never changed in place
     contenders = list(table["contenders"])
-    need = 1 if table["step"] == 0 else variant(options).bataille_cards
+    bataille_cards = variant(options).bataille_cards
+    need = 1 if table["step"] == 0 else bataille_cards
     pot = len(table["pot"])
     play_out = options["shortfall"] == "play_out"
     cards = [action["card"], *([action["down"]] if "down" in action else [])]
@@ -44,42 +45,32 @@ def round_end(
             won[seat] = []
         for card in cards:
             pack.remove(card)
-        put[seat] = (cards[0], len(cards) - 1)
+        put[seat] = {"up": cards[0], "down": cards[1:]}
         while True:
             owing = [s for s in contenders if put[s] is None and not out[s]]
             if owing:
                 break
             # every contender has put its cards: the reveal, then the highest face-up card
-            tied = highest((s, put[s][0] if put[s] is not None else None) for s in contenders)
+            tied = highest((s, p["up"] if (p := put[s]) else None) for s in contenders)
             if len(tied) <= 1:  # rule 3: the single highest card takes the table; rule 6:
-                taken = pot + _put_count(put) if tied == [me] else 0  # nobody takes it
+                taken = pot + put_count(put) if tied == [me] else 0  # nobody takes it
                 return packs[me], len(won[me]) + taken
             # rule 4: a bataille between the tied players only
-            pot += _put_count(put)
+            pot += put_count(put)
             put = [None] * len(put)
             contenders = tied
-            need = variant(options).bataille_cards
+            need = bataille_cards
             for s in tied:  # rule 6: a contender without enough cards
                 if len(packs[s]) + len(won[s]) >= need:
                     continue
                 short = packs[s] + won[s]
                 packs[s], won[s] = [], []
                 if play_out and short:
-                    put[s] = (short[0], len(short) - 1)
+                    put[s] = {"up": short[0], "down": short[1:]}
                 else:
-                    put[s] = (None, len(short))
+                    put[s] = {"up": None, "down": short}
                     out[s] = True
         seat = owing[0]
         pack = packs[seat]
         up, down = choice(pack + won[seat] if len(pack) < need else pack, need > 1)
         cards = [up] if down is None else [up, down]
-
-
-def _put_count(put: list) -> int:
-    """The cards put in the current step (a put: its face-up card or None, its face-down
-    cards' count)."""
-    count = 0
-    for p in put:
-        if p is not None:
-            count += p[1] + (p[0] is not None)
-    return count

@@ -254,13 +254,17 @@ def _settle(cmd: Command) -> None:
         # every contender has put its cards
         tied = highest((s, p["up"] if (p := put[s]) else None) for s in contenders)
         if not tied:  # rule 6: every player of the bataille is out
-            cmd.emit("left_play", {"count": len(t["pot"]) + _put_count(t)}, actor="server")
+            cmd.emit("left_play", {"count": len(t["pot"]) + put_count(t["put"])}, actor="server")
             _end_round(cmd)
             return
         if len(tied) == 1:  # rule 3: the single highest card takes every card on the table
             cmd.emit(
                 "took",
-                {"seat": tied[0], "count": len(t["pot"]) + _put_count(t), "round": t["round"] + 1},
+                {
+                    "seat": tied[0],
+                    "count": len(t["pot"]) + put_count(t["put"]),
+                    "round": t["round"] + 1,
+                },
                 actor="server",
             )
             _end_round(cmd)
@@ -289,10 +293,10 @@ def highest(ups: Iterable[tuple[int, str | None]]) -> list[int]:
     return tied
 
 
-def _put_count(t: Table) -> int:
-    """The cards put in the current step."""
+def put_count(put: list[Put | None]) -> int:
+    """The cards put in the current step (`put`: the table's, by seat)."""
     count = 0
-    for p in t["put"]:
+    for p in put:
         if p:
             count += len(p["down"]) + (p["up"] is not None)
     return count
