@@ -77,15 +77,14 @@ def _world(view: Mapping, rng: BotRng) -> dict:
     taken_back = [
         p["down"] + 1 if unshown[s] and not short[s] else 0 for s, p in enumerate(players)
     ]
+    hidden_up = [short[s] and not p["out"] for s, p in enumerate(players)]  # its one card
     sizes = [
         0 if s == me else players[s]["pack"] - len(in_pack[s]) + taken_back[s] for s in range(n)
     ]
     sizes += [0 if s == me and my_won else p["won"] - len(in_won[s]) for s, p in enumerate(players)]
     sizes += [t["aside"], t["pot"] - len(t["face_up"])]
     sizes += [
-        p["down"] + (short[s] and not p["out"])
-        if p["has_put"] and s != me and not taken_back[s]
-        else 0
+        p["down"] + hidden_up[s] if p["has_put"] and s != me and not taken_back[s] else 0
         for s, p in enumerate(players)
     ]
     piles = search.deal_out(pool, sizes, rng)
@@ -99,7 +98,7 @@ def _world(view: Mapping, rng: BotRng) -> dict:
         s = p["seat"]
         if p["has_put"] and not taken_back[s]:
             down = list(t.get("your_down", ())) if s == me else piles[2 * n + 2 + s]
-            up = down.pop(0) if short[s] and not p["out"] else ups.get(s)
+            up = down.pop(0) if hidden_up[s] else ups.get(s)
             put[s] = {"up": up, "down": down}
     table = {
         "packs": packs,
