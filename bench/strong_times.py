@@ -63,8 +63,8 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
 def plain(which: str) -> None:
     """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts):
     `policies`, greedy's choice built from each seat's view where BATAYO and BatailleRoylet's
-    Allies read it from the state; `rounds`, the rounds of BatailleRoylet and Bataille ouverte
-    played through the rules code; `all`, both."""
+    Allies read it from the state; `rounds`, the play-outs of BatailleRoylet, Bataille ouverte
+    and BATAYO played through the rules code; `all`, both."""
     from service.games.bataille import bots as bataille
     from service.games.batayo import bots as batayo
     from service.games.roylet import bots as roylet
@@ -72,6 +72,7 @@ def plain(which: str) -> None:
     if which in ("all", "rounds"):
         bataille.SEARCH = dataclasses.replace(bataille.SEARCH, fast=None)
         roylet.SEARCH = dataclasses.replace(roylet.SEARCH, fast=None)
+        batayo.SEARCH = dataclasses.replace(batayo.SEARCH, fast=None)
     if which in ("all", "policies"):
         greedy = search.viewing(batayo.greedy)
         batayo.SEARCH = dataclasses.replace(

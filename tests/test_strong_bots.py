@@ -154,8 +154,8 @@ def test_roylet_tries_one_card_of_each_kind_and_face():
 
 
 def test_play_outs_play_the_searching_seat_by_policy_and_the_others_by_others(monkeypatch):
-    """`Search.others` plays every seat but the searching one in the play-outs (BATAYO: greedy
-    with now and then a random card), `Search.policy` the searching seat."""
+    """`Search.others` plays every seat but the searching one in the plain play-outs (BATAYO:
+    greedy with now and then a random card), `Search.policy` the searching seat."""
     import dataclasses
 
     from service.core import search
@@ -177,6 +177,7 @@ def test_play_outs_play_the_searching_seat_by_policy_and_the_others_by_others(mo
     always_random = search.unsure(batayo.greedy_on_state, 1)
     searching = dataclasses.replace(
         batayo.SEARCH,
+        fast=None,
         policy=recording("policy", batayo.SEARCH.policy),
         others=recording("others", always_random),
     )

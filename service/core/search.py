@@ -24,8 +24,9 @@ Policy = Callable[[dict, int, list[int], Game, random.Random], dict]
 Score = Callable[[dict, dict, int], float]  # (state at the horizon, state at the root, seat)
 Horizon = Callable[[dict, dict], bool]  # (state now, state at the root): stop here?
 # a game's own play-out, with no events: (the sampled state, the seat, its candidate action,
-# the play-out's random source) to the score the plain play-out would give
-FastPlayOut = Callable[[dict, int, dict, random.Random], float]
+# the play-out's random source, the seed of the rules' own draws) to the score the plain
+# play-out would give
+FastPlayOut = Callable[[dict, int, dict, random.Random, bytes], float]
 
 _cap_s: float | None = None  # the wall-clock safety net, per move (None: off)
 _NOW = "2000-01-01T00:00:00.000000Z"  # play-outs read no clock: one fixed instant
@@ -158,7 +159,7 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
         root = search.world(view, prng)
         for i, action in enumerate(cands):
             if search.fast is not None:
-                totals[i] += search.fast(root, me, action, prng)
+                totals[i] += search.fast(root, me, action, prng, seed)
             else:
                 totals[i] += _played_out(search, policy, root, me, action, seed, prng)
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
@@ -181,10 +182,12 @@ def _played_out(
     return search.score(end, root, me)
 
 
-def plain_score(search: Search, root: dict, me: int, action: dict, prng: random.Random) -> float:
+def plain_score(
+    search: Search, root: dict, me: int, action: dict, prng: random.Random, seed: bytes
+) -> float:
     """`action`'s score in the sampled state `root` played out through the rules code: what a
     game's `fast` play-out must give (its differential tests compare the two)."""
-    return _played_out(search, _seats_policy(search, me), root, me, action, bytes(16), prng)
+    return _played_out(search, _seats_policy(search, me), root, me, action, seed, prng)
 
 
 def _seats_policy(search: Search, me: int) -> Policy:

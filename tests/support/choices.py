@@ -40,15 +40,20 @@ def assert_fast_play_outs_agree(
 ) -> None:
     """In `worlds` states sampled from the awaited seat's view, each of its first `most` legal
     actions scores the same by the game's fast play-out as through the rules code, and neither
-    moves the sampled state."""
+    moves the sampled state. Both ways start from one state of the play-out's generator and
+    the same seed, and leave the generator in one state: they draw alike."""
     assert how.fast is not None
     seat = GAMES[state["game"]].to_move(state)[0]
     view = game_view(state, seat)
     rng = random.Random(draw)
+    seed = rng.randbytes(16)
     for _ in range(worlds):
         root = how.world(view, rng)
         before = clone(root)
         for action in view["legal_actions"][:most]:
-            plain = search.plain_score(how, root, seat, action, rng)
-            assert how.fast(root, seat, action, rng) == plain, action
+            fast_rng = random.Random()
+            fast_rng.setstate(rng.getstate())
+            plain = search.plain_score(how, root, seat, action, rng, seed)
+            assert how.fast(root, seat, action, fast_rng, seed) == plain, action
+            assert fast_rng.getstate() == rng.getstate(), action
         assert root == before

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from ...core import search
 from ...core.cards import value
 from ...core.game import BotRng, Game, random_bot
+from . import playout
 from .rules import deck
 
 
@@ -60,19 +61,25 @@ def greedy_on_state(state: dict, seat: int, seats: list[int], game: Game, rng: B
     seat's view of it: the strong bot's play-out policy (docs/performance.md#bot-shortcuts).
     The same flags as the view's: a BATAYO or sudden death under way, the seat's last chance."""
     t = state["table"]
-    cards = t["hands"][seat]
-    shaken = _shaken(t["tricks"], cards, rng)
-    if shaken is not None:
-        return shaken
-    high = max(cards, key=value)
     if t["committed"][seat] is not None or t["step"] > 0:
         last_chance = t["last_chance"][seat]
     else:
         last_chance = t["phase"] == "trick" and not t["packs"][seat] and not t["out"][seat]
     tie = t["step"] if t["phase"] in ("trick", "sudden_death") else 0
-    if tie or last_chance or value(high) == 14:
-        return _play(high)
-    return _play(min(cards, key=value))
+    return _play(greedy_card(t["hands"][seat], t["tricks"], bool(tie or last_chance), rng))
+
+
+def greedy_card(cards: list[str], tricks: int, pressed: bool, rng: BotRng) -> str:
+    """greedy's card from `cards` after `tricks` tricks: the highest when `pressed` (a tie
+    under way, or a last chance) or holding an ace, else the lowest; past LOOPING_TRICKS, one
+    move in SHAKE a random card."""
+    shaken = _shaken(tricks, cards, rng)
+    if shaken is not None:
+        return shaken["card"]
+    high = max(cards, key=value)
+    if pressed or value(high) == 14:
+        return high
+    return min(cards, key=value)
 
 
 # -- strong: determinized search over the next tricks ------------------------------------------
@@ -223,6 +230,23 @@ def _score(state: dict, root: dict, seat: int) -> float:
 # greedy's way undoes (docs/bots.md#batayo-play-outs)
 UNSURE = 4
 
+
+def _unsure_card(cards: list[str], tricks: int, pressed: bool, rng: BotRng) -> str:
+    """The other seats' card in the fast play-outs: `search.unsure(greedy_on_state, UNSURE)`."""
+    if rng.randrange(UNSURE) == 0:
+        return rng.choice(cards)
+    return greedy_card(cards, tricks, pressed, rng)
+
+
+def _fast(root: dict, seat: int, action: dict, rng: BotRng, seed: bytes) -> float:
+    """The game played on by `playout.py` instead of the rules code: the same score."""
+
+    def choice(s: int, cards: list[str], tricks: int, pressed: bool, r: BotRng) -> str:
+        return (greedy_card if s == seat else _unsure_card)(cards, tricks, pressed, r)
+
+    return playout.score(root, seat, action["card"], rng, seed, choice, HORIZON_EVENTS)
+
+
 SEARCH = search.Search(
     world=_world,
     score=_score,
@@ -231,6 +255,7 @@ SEARCH = search.Search(
     others=search.unsure(greedy_on_state, UNSURE),
     budget=60,
     min_worlds=6,
+    fast=_fast,
 )
 
 
