@@ -62,8 +62,8 @@ def times(game: str, options: dict, moves: int, seed: int) -> list[float]:
 
 def plain(which: str) -> None:
     """The plain versions of the play-outs' shortcuts (docs/performance.md#bot-shortcuts):
-    `policies`, greedy's choice built from each seat's view where BATAYO and BatailleRoylet's
-    Allies read it from the state; `rounds`, the play-outs of BatailleRoylet, Bataille ouverte
+    `policies`, greedy's choice built from each seat's view where BatailleRoylet's Allies read
+    it from the state; `rounds`, the play-outs of BatailleRoylet, Bataille ouverte
     and BATAYO played through the rules code; `all`, both."""
     from service.games.bataille import bots as bataille
     from service.games.batayo import bots as batayo
@@ -74,10 +74,6 @@ def plain(which: str) -> None:
         roylet.SEARCH = dataclasses.replace(roylet.SEARCH, fast=None)
         batayo.SEARCH = dataclasses.replace(batayo.SEARCH, fast=None)
     if which in ("all", "policies"):
-        greedy = search.viewing(batayo.greedy)
-        batayo.SEARCH = dataclasses.replace(
-            batayo.SEARCH, policy=greedy, others=search.unsure(greedy, batayo.UNSURE)
-        )
         allies = search.viewing(roylet.greedy)
 
         def roylet_policy(state, seat, seats, game, rng):

@@ -174,7 +174,7 @@ def test_play_outs_play_the_searching_seat_by_policy_and_the_others_by_others(mo
 
         return record
 
-    always_random = search.unsure(batayo.greedy_on_state, 1)
+    always_random = search.unsure(search.viewing(batayo.greedy), 1)
     searching = dataclasses.replace(
         batayo.SEARCH,
         fast=None,

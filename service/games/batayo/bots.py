@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ...core import search
 from ...core.cards import value
-from ...core.game import BotRng, Game, random_bot
+from ...core.game import BotRng, random_bot
 from . import playout
 from .rules import deck
 
@@ -25,57 +25,37 @@ LOOPING_TRICKS = 200
 SHAKE = 4  # past it, greedy plays a random card one move in SHAKE
 
 
-def _shaken(tricks: int, cards: list[str], rng: BotRng) -> dict | None:
-    """Past LOOPING_TRICKS, now and then a random card, which ends such a cycle."""
-    if tricks >= LOOPING_TRICKS and rng.randrange(SHAKE) == 0:
-        return _play(rng.choice(cards))
-    return None
-
-
 def greedy(view: dict, rng: BotRng) -> dict:
     """One-move heuristic: in a BATAYO, sudden death, or a last-chance trick (empty pack) play the
     highest card; otherwise play an ace when holding one (it cannot lose, at worst it ties),
     and else throw the lowest card, keeping the strong ones for later. In a game past
     LOOPING_TRICKS tricks, one move in SHAKE is a random card."""
-    shaken = _shaken(view["table"]["tricks"], _hand(view), rng)
-    return shaken if shaken is not None else greedy_rule(view)
+    return _play(greedy_card(_hand(view), view["table"]["tricks"], _pressed(view), rng))
 
 
 def greedy_rule(view: dict) -> dict:
     """`greedy` without its way out of a cycle: the highest card in a tie or a last chance,
     else an ace, else the lowest. Deterministic: the opponent model of the strong bot, and the
     bench's way to a game as long as it needs (bench/archive.py)."""
-    cards = _hand(view)
+    return _play(_pick(_hand(view), _pressed(view)))
+
+
+def _pressed(view: Mapping) -> bool:
+    """A BATAYO or sudden death under way, or the seat's last chance: play the highest card."""
     table = view["table"]
     me = table["players"][view["you"]]
-    high = max(cards, key=value)
-    if table["batayo"] or table["sudden_death"] or me["last_chance"]:
-        return _play(high)
-    if value(high) == 14:
-        return _play(high)
-    return _play(min(cards, key=value))
-
-
-def greedy_on_state(state: dict, seat: int, seats: list[int], game: Game, rng: BotRng) -> dict:
-    """`greedy`'s choice for `seat`, read straight from a sampled state rather than from the
-    seat's view of it: the strong bot's play-out policy (docs/performance.md#bot-shortcuts).
-    The same flags as the view's: a BATAYO or sudden death under way, the seat's last chance."""
-    t = state["table"]
-    if t["committed"][seat] is not None or t["step"] > 0:
-        last_chance = t["last_chance"][seat]
-    else:
-        last_chance = t["phase"] == "trick" and not t["packs"][seat] and not t["out"][seat]
-    tie = t["step"] if t["phase"] in ("trick", "sudden_death") else 0
-    return _play(greedy_card(t["hands"][seat], t["tricks"], bool(tie or last_chance), rng))
+    return bool(table["batayo"] or table["sudden_death"] or me["last_chance"])
 
 
 def greedy_card(cards: list[str], tricks: int, pressed: bool, rng: BotRng) -> str:
-    """greedy's card from `cards` after `tricks` tricks: the highest when `pressed` (a tie
-    under way, or a last chance) or holding an ace, else the lowest; past LOOPING_TRICKS, one
-    move in SHAKE a random card."""
-    shaken = _shaken(tricks, cards, rng)
-    if shaken is not None:
-        return shaken["card"]
+    """`greedy`'s card from `cards` after `tricks` tricks, `pressed` as its view says: what the
+    fast play-outs call with both read from their own table."""
+    if tricks >= LOOPING_TRICKS and rng.randrange(SHAKE) == 0:
+        return rng.choice(cards)  # now and then a random card, which ends such a cycle
+    return _pick(cards, pressed)
+
+
+def _pick(cards: list[str], pressed: bool) -> str:
     high = max(cards, key=value)
     if pressed or value(high) == 14:
         return high
@@ -232,7 +212,7 @@ UNSURE = 4
 
 
 def _unsure_card(cards: list[str], tricks: int, pressed: bool, rng: BotRng) -> str:
-    """The other seats' card in the fast play-outs: `search.unsure(greedy_on_state, UNSURE)`."""
+    """The other seats' card in the fast play-outs, as `OTHERS` plays them in the plain ones."""
     if rng.randrange(UNSURE) == 0:
         return rng.choice(cards)
     return greedy_card(cards, tricks, pressed, rng)
@@ -247,12 +227,14 @@ def _fast(root: dict, seat: int, action: dict, rng: BotRng, seed: bytes) -> floa
     return playout.score(root, seat, action["card"], rng, seed, choice, HORIZON_EVENTS)
 
 
+OTHERS = search.unsure(search.viewing(greedy), UNSURE)
+
 SEARCH = search.Search(
     world=_world,
     score=_score,
     horizon=_ahead,
-    policy=greedy_on_state,  # the plain policy: search.viewing(greedy), the same choices
-    others=search.unsure(greedy_on_state, UNSURE),
+    policy=search.viewing(greedy),
+    others=OTHERS,
     budget=60,
     min_worlds=6,
     fast=_fast,

@@ -82,11 +82,9 @@ class _Game:
         return [s for s in self.contenders if self.committed[s] is None and not self.out[s]]
 
     def pressed(self, seat: int) -> bool:
-        """What greedy reads from its view: a BATAYO or sudden death under way, or the seat's
-        last chance (played, or about to play, with an empty pack)."""
-        if self.step:
-            return True
-        return self.phase == "trick" and not self.packs[seat] and not self.out[seat]
+        """What greedy reads from its view: a BATAYO or sudden death under way (a step past
+        the trick's own cards), or the seat's last chance (about to play with an empty pack)."""
+        return self.step > 0 or not self.packs[seat]
 
     def commit(self, seat: int, card: str) -> None:
         self.events += 1
