@@ -109,8 +109,3 @@ def chooser(
         return played[seat](LazyView(state, seat, awaited, game), whims_)
 
     return choose_
-
-
-def timeout_action(state: dict, seat: int, server_seed: bytes) -> dict:
-    """What the game's `timeout_bot` plays for a seat whose clock ran out."""
-    return choose(state, seat, server_seed, state["options"]["timeout_bot"])

@@ -294,15 +294,19 @@ def within_budget(cmd: Command) -> None:
     )
 
 
-def fire(state: dict, server_seed: bytes, key: str, now: str) -> Command | None:
+def fire(
+    state: dict, server_seed: bytes, key: str, now: str, bot: str | None = None
+) -> Command | None:
     """Run a due clock, or None if it is no longer due. A move clock plays for its seat with
-    the game's `timeout_bot` (the event's actor is "clock"); a game clock runs `on_timer`."""
+    `bot`, by default the game's `timeout_bot` (the event's actor is "clock"; the action is
+    recorded, so a replay does not choose it again); a game clock runs `on_timer`."""
     due = dict(due_timers(state))
     if key not in due or due[key] > now:
         return None
     if key.startswith("move:"):
         seat = int(key.split(":", 1)[1])
-        action = bots.timeout_action(state, seat, server_seed)
+        level = bot or state["options"]["timeout_bot"]
+        action = bots.choose(state, seat, server_seed, level)
         return act(state, server_seed, seat, action, now, "clock")
     cmd = Command(state, server_seed, now, "clock", cause={"timer": {"due": due[key]}})
     assert cmd.game is not None and cmd.game.on_timer is not None, "a game clock without a game"

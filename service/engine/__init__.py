@@ -421,8 +421,10 @@ class Engine:
         events = self.store.events(game_id, prior["from"], prior["to"] - prior["from"])
         return events, self.load(game_id, prior["to"])
 
-    def fire(self, state: dict, timer_key: str, now: str) -> command.Command | None:
-        return command.fire(state, self.kept.seed(state["id"]), timer_key, now)
+    def fire(
+        self, state: dict, timer_key: str, now: str, bot: str | None = None
+    ) -> command.Command | None:
+        return command.fire(state, self.kept.seed(state["id"]), timer_key, now, bot)
 
     def append_or_retry(self, game_id: str, before: dict, cmd: command.Command) -> bool:
         """Append a command decided at `before`; False if someone wrote first."""

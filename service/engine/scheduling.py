@@ -116,11 +116,8 @@ class Scheduler:
         for seat in [s for s in awaited(start) if s in seats]:
             if seat not in awaited(state):
                 continue
-            action = _bot_action(state, seat, seed)
             try:
-                _, state = engine.act(
-                    game_id, seat, action, expected=state["version"], actor="bot", schedule=False
-                )
+                state = self._bot_plays(game_id, state, seat, seed)
             except Stale:
                 return "interrupted"  # whoever moved in between has enqueued what is due
             played += 1
@@ -129,6 +126,31 @@ class Scheduler:
         self.schedule(start, state)
         return "played"
 
+    def _bot_plays(self, game_id: str, state: dict, seat: int, seed: bytes) -> dict:
+        """The seat's bot's move appended at `state`'s version: the new state. A move the rules
+        refuse (a bug in the bot) gives way to greedy's, logged, as a failing bot does."""
+
+        def act(action: dict) -> dict:
+            expected = state["version"]
+            return self.engine.act(
+                game_id, seat, action, expected=expected, actor="bot", schedule=False
+            )[1]
+
+        action = _bot_action(state, seat, seed)
+        try:
+            return act(action)
+        except RuleError as refused:
+            log.error(
+                "bot %r's move %r refused in game %s at version %s, seat %s (%s): greedy plays",
+                bots.bot_of(state, seat),
+                action,
+                state["id"],
+                state["version"],
+                seat,
+                refused,
+            )
+            return act(bots.choose(state, seat, seed, "greedy"))
+
     def fire_timer(self, game_id: str, timer_key: str) -> str:
         from . import MAX_RETRIES
 
@@ -136,7 +158,7 @@ class Scheduler:
         for _ in range(MAX_RETRIES):
             state = engine.load(game_id)
             now = engine.clock()
-            cmd = engine.fire(state, timer_key, now)
+            cmd = self._fired(state, timer_key, now)
             if cmd is None:
                 due = dict(due_timers(state)).get(timer_key)
                 if due is not None and due > now and self.dispatcher is not None:
@@ -146,6 +168,23 @@ class Scheduler:
                 self.schedule(state, cmd.state)
                 return "fired"
         return "busy"
+
+    def _fired(self, state: dict, timer_key: str, now: str) -> command.Command | None:
+        """`engine.fire`; a move clock whose timeout bot fails or is refused (a bug in it) plays
+        greedy's move instead, logged, so that the clock's job does not fail at every retry."""
+        try:
+            return self.engine.fire(state, timer_key, now)
+        except Exception:
+            if not timer_key.startswith("move:"):
+                raise
+            log.exception(
+                "timeout bot %r failed in game %s at version %s, clock %s: greedy plays",
+                state["options"].get("timeout_bot"),
+                state["id"],
+                state["version"],
+                timer_key,
+            )
+            return self.engine.fire(state, timer_key, now, "greedy")
 
     def abandon(self, game_id: str) -> str:
         """End the game as abandoned if it is due (docs/rules/common.md#abandoned-games: no new
