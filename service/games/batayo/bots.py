@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from ...core import search
@@ -241,12 +242,21 @@ SEARCH = search.Search(
 )
 
 
+# with two players four times the play-outs a move: a seat's cards are known as a set, so a
+# move's scores differ mostly by the play-outs' own random cards, which more play-outs average
+# out (docs/bots.md#batayo-play-outs); with three, twice the play-outs won no more
+TWO_PLAYERS = {"budget": 240, "min_worlds": 24}
+
+
 def strong(view: Mapping, rng: BotRng) -> dict:
     """PIMC: each rank in the hand tried in sampled deals of the cards the seat cannot place,
     played on to the end of the game (or the horizon) by greedy, the other seats now and then
     playing a random card; the best mean of the result (or the share of the cards kept at the
     horizon)."""
-    return search.choose(view, rng, SEARCH, _distinct(view["legal_actions"]))
+    how = SEARCH
+    if len(view["table"]["players"]) == 2:
+        how = dataclasses.replace(SEARCH, **TWO_PLAYERS)
+    return search.choose(view, rng, how, _distinct(view["legal_actions"]))
 
 
 def _distinct(legal: list[dict]) -> list[dict]:
