@@ -9,10 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core.registry import GAMES
 from service.games.bataille import bots
 from service.sim.table import Table
-from tests.support.choices import assert_fast_play_outs_agree, played_in
+from tests.support.choices import PLAYED, assert_fast_play_outs_agree, moved_on, played_in
 
 options = st.fixed_dictionaries(
     {
@@ -26,12 +25,7 @@ options = st.fixed_dictionaries(
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    options=options,
-    seed=st.binary(min_size=32, max_size=32),
-    steps=st.integers(0, 300),
-    draw=st.integers(),
-)
+@given(options=options, **PLAYED)
 def test_the_fast_round_scores_every_candidate_as_the_rules_code_does(options, seed, steps, draw):
     state = played_in("bataille", options, seed, steps).state
     if state["status"] == "playing":
@@ -66,11 +60,7 @@ def test_the_fast_round_scores_short_packs_as_the_rules_code_does(
     options |= {"shortfall": shortfall, "gather": gather}
     seats = [{"bot": "greedy"} for _ in packs]
     table = Table("bataille", options, seats, seed=seed, deal={"packs": packs}, simulation=True)
-    rng = random.Random(draw)
-    for _ in range(steps):
-        if table.state["status"] != "playing":
-            return
-        table.bot_move(GAMES["bataille"].to_move(table.state)[0], rng.choice(["random", "greedy"]))
+    moved_on(table, steps, random.Random(draw))
     if table.state["status"] == "playing":
         assert_fast_play_outs_agree(bots.SEARCH, table.state, draw)
 

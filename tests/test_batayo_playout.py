@@ -11,12 +11,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core.registry import GAMES
 from service.games.batayo import bots
 from service.games.batayo.rules import SEAT_SUITS
 from service.sim.simulate import play
 from service.sim.table import Table
-from tests.support.choices import assert_fast_play_outs_agree, played_in
+from tests.support.choices import PLAYED, assert_fast_play_outs_agree, moved_on, played_in
 
 options = st.fixed_dictionaries(
     {
@@ -40,9 +39,7 @@ def _shifted(state: dict, tricks: int, max_rounds: int, time_up: bool) -> dict:
 @settings(max_examples=80, deadline=None)
 @given(
     options=options,
-    seed=st.binary(min_size=32, max_size=32),
-    steps=st.integers(0, 300),
-    draw=st.integers(),
+    **PLAYED,
     tricks=st.sampled_from([0, 0, bots.LOOPING_TRICKS]),
     max_rounds=st.sampled_from([1, 3, 2000]),
     time_up=st.booleans(),
@@ -77,11 +74,7 @@ def test_the_fast_play_out_scores_short_packs_as_the_rules_code_does(
     options = {"players": len(packs), "format": "express", "gather": gather}
     seats = [{"bot": "greedy"} for _ in packs]
     table = Table("batayo", options, seats, seed=seed, deal={"packs": packs}, simulation=True)
-    rng = random.Random(draw)
-    for _ in range(steps):
-        if table.state["status"] != "playing":
-            return
-        table.bot_move(GAMES["batayo"].to_move(table.state)[0], rng.choice(["random", "greedy"]))
+    moved_on(table, steps, random.Random(draw))
     if table.state["status"] == "playing":
         assert_fast_play_outs_agree(bots.SEARCH, _shifted(table.state, 0, 2000, time_up), draw)
 

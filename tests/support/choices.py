@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import strategies as st
+
 from service.core import search
 from service.core.registry import GAMES
 from service.core.state import clone
@@ -21,17 +23,30 @@ CASES = [  # (game, options): every game and variant where a seat chooses
 ]
 
 
+# hypothesis' arguments of `played_in` and of the draws of `assert_fast_play_outs_agree`
+PLAYED = {
+    "seed": st.binary(min_size=32, max_size=32),
+    "steps": st.integers(0, 300),
+    "draw": st.integers(),
+}
+
+
 def played_in(game: str, options: dict, seed: bytes, steps: int) -> Table:
     """A greedy table of `game` after `steps` moves, each by a random or a greedy bot."""
     n = GAMES[game].seat_count({**{o.name: o.default for o in GAMES[game].options}, **options})
     table = Table(game, options, [{"bot": "greedy"} for _ in range(n)], seed=seed, simulation=True)
-    rng = random.Random(steps)
+    return moved_on(table, steps, random.Random(steps))
+
+
+def moved_on(table: Table, steps: int, rng: random.Random) -> Table:
+    """`table` after up to `steps` more moves, each by a random or a greedy bot (`rng`'s pick),
+    or until its game ends."""
+    to_move = GAMES[table.state["game"]].to_move
     for _ in range(steps):
         state = table.state
         if state["status"] != "playing":
             break
-        seat = GAMES[game].to_move(state)[0]
-        table.bot_move(seat, rng.choice(["random", "greedy"]))
+        table.bot_move(to_move(state)[0], rng.choice(["random", "greedy"]))
     return table
 
 
