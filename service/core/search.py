@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
+from . import fairness
 from .command import Command
 from .game import Bot, BotRng, Game
 from .registry import GAMES
@@ -23,10 +24,11 @@ from .views import LazyView
 Policy = Callable[[dict, int, list[int], Game, random.Random], dict]
 Score = Callable[[dict, dict, int], float]  # (state at the horizon, state at the root, seat)
 Horizon = Callable[[dict, dict], bool]  # (state now, state at the root): stop here?
+# the rules' random stream of the event at a version of a play-out, as `Command.rng` makes it
+Stream = Callable[[int], fairness.Rng]
 # a game's own play-out, with no events: (the sampled state, the seat, its candidate action,
-# the play-out's random source, the seed of the rules' own draws) to the score the plain
-# play-out would give
-FastPlayOut = Callable[[dict, int, dict, random.Random, bytes], float]
+# the play-out's random source, the rules' stream) to the score the plain play-out would give
+FastPlayOut = Callable[[dict, int, dict, random.Random, Stream], float]
 
 _cap_s: float | None = None  # the wall-clock safety net, per move (None: off)
 _NOW = "2000-01-01T00:00:00.000000Z"  # play-outs read no clock: one fixed instant
@@ -157,9 +159,10 @@ def _search(view: Mapping, rng: BotRng, search: Search, cands: list[dict]) -> di
         if deadline is not None and w and time.monotonic() > deadline:
             break
         root = search.world(view, prng)
+        stream = rules_stream(root, seed)
         for i, action in enumerate(cands):
             if search.fast is not None:
-                totals[i] += search.fast(root, me, action, prng, seed)
+                totals[i] += search.fast(root, me, action, prng, stream)
             else:
                 totals[i] += _played_out(search, policy, root, me, action, seed, prng)
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
@@ -180,6 +183,14 @@ def _played_out(
     cmd.decide(me, action, "bot")
     end = play_out(state, root, GAMES[root["game"]], seed, policy, prng, search.horizon)
     return search.score(end, root, me)
+
+
+def rules_stream(root: dict, seed: bytes) -> Stream:
+    """The stream the rules draw from in a play-out from `root` with `seed` (`Command.rng`'s:
+    one per event, keyed by the game, its salt and the event's version), for a game's fast
+    play-out, whose draws must be the plain one's."""
+    game_id, salt = root["id"], root.get("salt") or ""
+    return lambda version: fairness.Rng(seed, game_id, salt, version)
 
 
 def plain_score(

@@ -69,6 +69,7 @@ def assert_fast_play_outs_agree(
             fast_rng = random.Random()
             fast_rng.setstate(rng.getstate())
             plain = search.plain_score(how, root, seat, action, rng, seed)
-            assert how.fast(root, seat, action, fast_rng, seed) == plain, action
+            fast = how.fast(root, seat, action, fast_rng, search.rules_stream(root, seed))
+            assert fast == plain, action
             assert fast_rng.getstate() == rng.getstate(), action
         assert root == before

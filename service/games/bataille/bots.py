@@ -135,7 +135,7 @@ def _worth(root: dict, seat: int, pack: list[str], won: int) -> float:
     return gained + sum(value(c) for c in pack) / 1000
 
 
-def _fast(root: dict, seat: int, action: dict, rng: BotRng, seed: bytes) -> float:
+def _fast(root: dict, seat: int, action: dict, rng: BotRng, stream: search.Stream) -> float:
     """The round played out by `playout.py` instead of the rules code: the same score."""
     pack, won = playout.round_end(root["table"], root["options"], seat, action, greedy_cards)
     return _worth(root, seat, pack, won)

@@ -219,13 +219,13 @@ def _unsure_card(cards: list[str], tricks: int, pressed: bool, rng: BotRng) -> s
     return greedy_card(cards, tricks, pressed, rng)
 
 
-def _fast(root: dict, seat: int, action: dict, rng: BotRng, seed: bytes) -> float:
+def _fast(root: dict, seat: int, action: dict, rng: BotRng, stream: search.Stream) -> float:
     """The game played on by `playout.py` instead of the rules code: the same score."""
 
     def choice(s: int, cards: list[str], tricks: int, pressed: bool, r: BotRng) -> str:
         return (greedy_card if s == seat else _unsure_card)(cards, tricks, pressed, r)
 
-    return playout.score(root, seat, action["card"], rng, seed, choice, HORIZON_EVENTS)
+    return playout.score(root, seat, action["card"], rng, stream, choice, HORIZON_EVENTS)
 
 
 OTHERS = search.unsure(search.viewing(greedy), UNSURE)

@@ -10,24 +10,24 @@ tests/test_batayo_playout.py holds the two to the same score (docs/performance.m
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 from ...core.cards import value
-from ...core.fairness import Rng
+from ...core.game import BotRng
+from ...core.search import Stream
 
 # a seat's card: (the seat, its hand, the tricks played, whether it must play high: a BATAYO,
 # sudden death or its last chance, the play-out's generator) to one card of the hand
-Choice = Callable[[int, list[str], int, bool, random.Random], str]
+Choice = Callable[[int, list[str], int, bool, BotRng], str]
 
 
 def score(
-    root: dict, me: int, card: str, rng: random.Random, seed: bytes, choice: Choice, horizon: int
+    root: dict, me: int, card: str, rng: BotRng, stream: Stream, choice: Choice, horizon: int
 ) -> float:
     """`me`'s score when it commits `card` in the sampled state `root` and `choice` plays
     every later card, until the game ends or more than `horizon` events are written: 1 for a
     win, 0.5 for a draw, 0 for a loss; at the horizon, `me`'s share of the cards held."""
-    game = _Game(root, seed)
+    game = _Game(root, stream)
     game.commit(me, card)
     while game.winners is None and game.events <= horizon:
         owing = game.owing()
@@ -47,7 +47,7 @@ class _Game:
     """The table of `rules.Table` that the sequencing reads, moved on as `rules.py` moves it;
     `events`: how many events the rules would have written since the root."""
 
-    def __init__(self, root: dict, seed: bytes) -> None:
+    def __init__(self, root: dict, stream: Stream) -> None:
         t = root["table"]
         self.n = len(t["hands"])
         self.hands = [list(h) for h in t["hands"]]
@@ -64,14 +64,14 @@ class _Game:
         self.time_up = t["time_up"]
         self.max_rounds = root["options"]["max_rounds"]
         self.random_gather = root["options"]["gather"] == "random"
-        self._stream = (seed, root["id"], root.get("salt") or "", root["version"])
+        self._stream = stream
+        self._root_version = root["version"]
         self.events = 0
         self.winners: list[int] | None = None  # set when the game ends
 
-    def _rng(self) -> Rng:
+    def _rng(self):
         """The rules' random stream of the next event."""
-        seed, game_id, salt, version = self._stream
-        return Rng(seed, game_id, salt, version + self.events + 1)
+        return self._stream(self._root_version + self.events + 1)
 
     def counts(self) -> list[int]:
         return [len(h) + len(p) for h, p in zip(self.hands, self.packs, strict=True)]
@@ -194,7 +194,8 @@ class _Game:
                 self._sudden_death_round(leaders, 1)
         elif self.tricks >= self.max_rounds:
             counts = self.counts()
-            leaders = [s for s in alive if counts[s] == max(counts)]
+            top = max(counts)
+            leaders = [s for s in alive if counts[s] == top]
             self._end(leaders if len(leaders) == 1 else [])
 
     def _sudden_death_round(self, seats: list[int], round_: int) -> None:

@@ -273,7 +273,7 @@ def _policy(state: dict, seat: int, seats: list[int], game, rng: BotRng) -> dict
     return _choice(state, seat)
 
 
-def _fast(root: dict, seat: int, action: dict, rng: BotRng, seed: bytes) -> float:
+def _fast(root: dict, seat: int, action: dict, rng: BotRng, stream: search.Stream) -> float:
     """The round played out by `playout.py` instead of the rules code: the same result."""
     return _side_score(playout.round_result(root["table"], seat, action, _choice), seat)
 
