@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import gevent
 import gevent.event
@@ -84,6 +85,7 @@ def test_the_event_loop_runs_while_a_child_searches(children):
     state, seat = _with_a_choice("batak", {"mode": "ihaleli"})
     view = game_view(state, seat)
     children("batak", "strong", view, bots.whims(state, SEED, seat))  # the child started
+    (child,) = [c for c in children.free.queue if c is not None]
     turns = 0
 
     def ticker():
@@ -100,16 +102,31 @@ def test_the_event_loop_runs_while_a_child_searches(children):
         searching.set()
         return children("batak", "strong", view, bots.whims(state, SEED, seat))
 
-    move = gevent.spawn(move_now)
-    searching.wait()
-    before = turns
+    # the child is held still until the loop has turned: a search on a loaded machine can
+    # otherwise answer before the parent reads, and the move end without the loop's turn
+    os.kill(child.process.pid, signal.SIGSTOP)
+    # and let go within 10 s whatever happens here, should a search hold this whole process
+    waking = subprocess.Popen(["sh", "-c", f"sleep 10; kill -CONT {child.process.pid}"])
+    try:
+        move = gevent.spawn(move_now)
+        searching.wait()
+        before = turns
+        for _ in range(100):
+            if turns > before:
+                break
+            gevent.sleep(0)
+        during = turns - before
+        pending = not move.ready()
+    finally:
+        os.kill(child.process.pid, signal.SIGCONT)
+        waking.kill()
+        waking.wait()
     move.join()
-    during = turns - before
     ticking.kill()
     assert move.value in view["legal_actions"]
     # a search that held the loop would let the ticker turn only once it ended; counted from the
     # moment the move began, and not by how fast a shared machine runs the ticker
-    assert during >= 1
+    assert during >= 1 and pending
 
 
 def test_a_child_that_dies_is_replaced_and_the_move_still_made(children):
