@@ -29,6 +29,7 @@ from ..engine.caps import capped
 from ..store import Store
 from ..store.clients import own_pool
 from . import sse
+from .push import Push
 from .settings import LiveSettings
 
 log = logging.getLogger("batayo.live")
@@ -157,12 +158,40 @@ class Channel:
             return self.batches[seq - oldest]
 
     def follow(self) -> None:
-        """Start the follower if it is not running (and the game can still move)."""
+        """Start following the game if nothing does (and it can still move): its published
+        batches (`Push`, on a plain Redis), else a follower of its own reading its stream."""
         with self.lock:
             if self.following or self.state is None or self.state["status"] == "finished":
                 return
             self.following = True
+        if self.hub.push is not None:
+            self.hub.push.add(self)
+            return
         threading.Thread(target=self._run, name=f"follow-{self.game_id}", daemon=True).start()
+
+    def pushed(self, events: list[dict]) -> None:
+        """A batch published by its append: published here unless this process has it already;
+        one that does not follow on from what the channel holds (a message lost) makes it read
+        its stream."""
+        version = self.state["version"]
+        if events[-1]["version"] <= version:
+            return
+        if events[0]["version"] > version + 1:
+            self.caught_up()
+            return
+        self._publish([e for e in events if e["version"] > version])
+
+    def caught_up(self) -> None:
+        """Publish whatever the game's stream holds past the channel's version."""
+        events = self.hub.engine.all_events(self.game_id, self.state["version"])
+        if events:
+            self._publish(events)
+
+    def stopped(self) -> None:
+        """No longer followed (its game finished): dropped once nobody reads it."""
+        with self.hub.lock:
+            self.following = False
+            self.hub.forget(self)
 
     def _run(self) -> None:
         hub = self.hub
@@ -251,6 +280,10 @@ class Hub:
         self.engine = engine
         self.settings = settings or LiveSettings()
         self.follow = follow or Store(own_pool(engine.store.redis)).follow
+        # with a `follow` of its own (a test's), or on a cluster: a follower for each game
+        self.push = (
+            Push(self, engine.store.redis) if follow is None and engine.store.publishes else None
+        )
         self.clock = clock
         self.lock = threading.Lock()
         self.channels: dict[str, Channel] = {}
@@ -328,6 +361,9 @@ class Hub:
             else:
                 del self.by_client[client]
             channel.subscribers -= 1
+            if channel.subscribers == 0 and channel.following and self.push is not None:
+                self.push.remove(channel)  # a follower of its own sees it itself
+                channel.following = False
             if channel.subscribers == 0 and not channel.following:
                 self.forget(channel)
 
@@ -342,6 +378,8 @@ class Hub:
             self.closing = True
             channels = list(self.channels.values())
         self.stopping.set()
+        if self.push is not None:
+            self.push.close()
         for channel in channels:
             channel.changed.set()
 

@@ -22,7 +22,7 @@ from .archive import Archive, ArchivedGame
 from .clients import is_cluster
 from .index import GameIndex
 from .outbox import Beats, Outbox
-from .scripts import Script, command, direct
+from .scripts import Script
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,17 @@ def key(game_id: str, part: str) -> str:
     return f"game:{{{game_id}}}:{part}"
 
 
+def live_channel(game_id: str) -> str:
+    """Where a plain Redis publishes each batch the game appends (service/live/push.py)."""
+    return key(game_id, "live")
+
+
+def pushed(data: bytes) -> list[dict]:
+    """The events of one message of a game's live channel (the JSON array the append script
+    makes of their entries; json, not orjson, as `_event` says)."""
+    return json.loads(data)
+
+
 def _entries(events: list[dict]) -> list[bytes]:
     """Each event's JSON, as the scripts take them: compact UTF-8, its fields in their order."""
     return [_json(e) for e in events]
@@ -84,7 +95,6 @@ class Store:
     def __init__(self, client: redis.Redis, archive: Archive | None = None) -> None:
         self.redis = client
         self.archive = archive
-        self._direct = direct(client)  # the followers' reads skip redis-py's command path
         self._drop = Script(client, lua.DROP)
         self._dump = Script(client, lua.DUMP)
         self._keep_audit = Script(client, lua.KEEP_AUDIT)
@@ -98,6 +108,9 @@ class Store:
         self.beats = Beats(client)
         self.tally = _counters.Tally(client)
         self.clustered = is_cluster(client)
+        # each append is published for the processes that follow the game; on a cluster
+        # they read its stream instead (a PUBLISH there reaches every node)
+        self.publishes = not self.clustered
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -135,6 +148,8 @@ class Store:
             key(game_id, "snap"),
             key(game_id, "meta"),
         ]
+        if self.publishes:
+            keys.append(live_channel(game_id))
         args = [
             expected,
             idem_record,
@@ -387,17 +402,8 @@ class Store:
 
     def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
         """Events after `after`, waiting up to `block_ms` for the first one."""
-        stream = key(game_id, "events")
-        if self._direct is None:
-            got = self.redis.xread({stream: f"{after}-0"}, block=block_ms, count=500)
-            return [_event(e) for _, entries in got for e in entries]
-        # XREAD's raw reply: nil when nothing came, else each stream with its entries, as a
-        # map (RESP3, redis-py's protocol here) or as pairs (RESP2); an entry is [id, fields]
-        got = command(
-            self._direct, "XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, f"{after}-0"
-        )
-        streams = got.items() if isinstance(got, dict) else got or ()
-        return [_event(e) for _, entries in streams for e in entries]
+        got = self.redis.xread({key(game_id, "events"): f"{after}-0"}, block=block_ms, count=500)
+        return [_event(e) for _, entries in got for e in entries]
 
     def listing(
         self, game: str | None, status: str | None, offset: int, limit: int

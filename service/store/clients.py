@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 from gevent import monkey
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
@@ -177,6 +177,17 @@ _NODE_SETTINGS = {
     "client_name",
     *(f"ssl{s}" for s in ("", "_keyfile", "_certfile", "_cert_reqs", "_ca_certs", "_ca_data")),
 }
+
+
+def listener(client: redis.Redis) -> redis.Redis:
+    """A plain client like `client` on a connection of its own for pub/sub, which redis-py does
+    not reconnect by itself: a read that fails reaches the caller, which decides whether to
+    connect again (a listener closed on purpose must stay closed)."""
+    pool = client.connection_pool
+    kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs)
+    )
 
 
 def own_pool(client: Client) -> Client:

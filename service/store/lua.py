@@ -41,9 +41,10 @@ end
 """
 
 # Appends ARGV[first..] (each event's JSON) after version `current`, tagging the first with
-# the command id.
+# the command id; with a `live` channel, publishes them there too, as one JSON array (the
+# followers of service/live/push.py: pushed, not read back).
 _LUA_ADD = """
-local function add(current, first, cmd)
+local function add(current, first, cmd, live)
   local n = #ARGV - first + 1
   for i = 1, n do
     if i == 1 and cmd ~= '' then
@@ -52,11 +53,15 @@ local function add(current, first, cmd)
       redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[first + i - 1])
     end
   end
+  if live then
+    redis.call('PUBLISH', live, '[' .. table.concat(ARGV, ',', first, #ARGV) .. ']')
+  end
   return current + n
 end
 """
 
-# KEYS: stream, idempotency key, snapshot, meta. ARGV: expected version, idempotency record
+# KEYS: stream, idempotency key, snapshot, meta, and the channel its events are published on
+# (none: not published). ARGV: expected version, idempotency record
 # ('' for none), its TTL, snapshot version ('' for none), snapshot JSON, snapshot hash, a meta
 # field and its value ('' for none), the expected tip hash ('' not checked), the command id
 # ('' for none), then each event's JSON. All or nothing: one script.
@@ -84,7 +89,7 @@ end
 if ARGV[9] ~= '' and current > 0 and hash_at(current) ~= ARGV[9] then
   return {'diverged', tostring(current)}
 end
-local new = add(current, 11, ARGV[10])
+local new = add(current, 11, ARGV[10], KEYS[5])
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'EX', tonumber(ARGV[3])) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'v', ARGV[4], 's', ARGV[5], 'h', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[4], ARGV[7], ARGV[8]) end
