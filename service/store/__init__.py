@@ -22,7 +22,7 @@ from .archive import Archive, ArchivedGame
 from .clients import is_cluster
 from .index import GameIndex
 from .outbox import Beats, Outbox
-from .scripts import Script
+from .scripts import Script, command, direct
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,7 @@ class Store:
     def __init__(self, client: redis.Redis, archive: Archive | None = None) -> None:
         self.redis = client
         self.archive = archive
+        self._direct = direct(client)  # the followers' reads skip redis-py's command path
         self._drop = Script(client, lua.DROP)
         self._dump = Script(client, lua.DUMP)
         self._keep_audit = Script(client, lua.KEEP_AUDIT)
@@ -402,8 +403,17 @@ class Store:
 
     def follow(self, game_id: str, after: int, block_ms: int) -> list[dict]:
         """Events after `after`, waiting up to `block_ms` for the first one."""
-        got = self.redis.xread({key(game_id, "events"): f"{after}-0"}, block=block_ms, count=500)
-        return [_event(e) for _, entries in got for e in entries]
+        stream = key(game_id, "events")
+        if self._direct is None:
+            got = self.redis.xread({stream: f"{after}-0"}, block=block_ms, count=500)
+            return [_event(e) for _, entries in got for e in entries]
+        # XREAD's raw reply: nil when nothing came, else each stream with its entries, as a
+        # map (RESP3, redis-py's protocol here) or as pairs (RESP2); an entry is [id, fields]
+        got = command(
+            self._direct, "XREAD", "COUNT", 500, "BLOCK", block_ms, "STREAMS", stream, f"{after}-0"
+        )
+        streams = got.items() if isinstance(got, dict) else got or ()
+        return [_event(e) for _, entries in streams for e in entries]
 
     def listing(
         self, game: str | None, status: str | None, offset: int, limit: int
