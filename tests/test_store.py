@@ -12,7 +12,6 @@ from service.core.chain import seal
 from service.core.state import fold
 from service.sim.table import Table
 from service.store import Conflict, Replayed, Store, key
-from service.store.lua import LACKING
 from tests.support.helpers import events_of
 
 pytestmark = pytest.mark.redis
@@ -101,23 +100,6 @@ def test_an_append_at_the_right_length_but_another_tip_is_refused(any_redis):
     assert conflict.value.diverged and conflict.value.current == 2
     assert store.version("tip") == 2
     assert store.append("tip", 2, events[2:], expected_hash=events[1]["hash"]) == 3
-
-
-def test_a_conflict_brings_the_few_events_a_caller_lacks_while_its_tip_holds(any_redis):
-    store = Store(any_redis)
-    events = events_of(2 + LACKING + 1)
-    store.append("behind", 0, events[:2])
-    store.append("behind", 2, events[2:4], expected_hash=events[1]["hash"])
-    with pytest.raises(Conflict) as conflict:  # at version 2: versions 3 and 4 come with it
-        store.append("behind", 2, events_of(1, 3), expected_hash=events[1]["hash"])
-    assert conflict.value.lacking == events[2:4] and conflict.value.current == 4
-    with pytest.raises(Conflict) as conflict:  # another tip at version 2: nothing comes
-        store.append("behind", 2, events_of(1, 3), expected_hash="f" * 64)
-    assert conflict.value.lacking == [] and not conflict.value.diverged
-    store.append("behind", 4, events[4:], expected_hash=events[3]["hash"])
-    with pytest.raises(Conflict) as conflict:  # more than a few behind: a load is cheaper
-        store.append("behind", 2, events_of(1, 3), expected_hash=events[1]["hash"])
-    assert conflict.value.lacking == [] and conflict.value.current == len(events)
 
 
 def test_an_append_sent_twice_with_its_command_id_applies_once(any_redis):

@@ -117,31 +117,3 @@ def test_a_spare_turn_serves_another_game_and_spares_are_bounded():
         turn.give()
     second.give()
     assert len(engine.turns._spare) == turns.SPARE and engine.turns._turns == {}
-
-
-def test_an_action_behind_another_process_decides_again_without_a_load():
-    """Two processes on one store: the one whose kept state is behind learns what it lacks from
-    its append's conflict and decides again on that, without a load of its own."""
-    client = fakeredis.FakeRedis()
-    here, there = Engine(Store(client)), Engine(Store(client))
-    gid = here.create({"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]})["id"]
-    there.load(gid)  # both keep the game as created
-    here.act(gid, 0, FLIP)
-    loads: list[int] = []
-    load_since = there.store.load_since
-    there.store.load_since = lambda *args: loads.append(1) or load_since(*args)
-    conflicts: list[Conflict] = []
-    append = there.store.append
-
-    def watched(*args, **kwargs):
-        try:
-            return append(*args, **kwargs)
-        except Conflict as conflict:
-            conflicts.append(conflict)
-            raise
-
-    there.store.append = watched
-    events, state = there.act(gid, 1, FLIP)
-    assert [len(c.lacking) for c in conflicts] == [1] and loads == []
-    assert state == Engine(Store(client)).load(gid)
-    assert events[0]["prev"] == conflicts[0].lacking[-1]["hash"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core import advice, command, signing
 from ..core.game import RuleError
-from ..core.state import apply, clone, open_seats
+from ..core.state import open_seats
 from ..core.times import at_ms, utc_now
 from ..core.views import game_view, shown_event
 from ..store import Conflict, Replayed, Store
@@ -404,11 +404,10 @@ class Engine:
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:
-                if cached is None and expected is not None:  # not at If-Match's version
+                if cached is not None:  # decided on what this process kept: load and look again
+                    continue
+                if expected is not None:  # the stream is not at If-Match's version
                     raise Stale(conflict.current) from None
-                # decide again: on the events it lacked, if the conflict brought them, else
-                # on a load
-                optimistic = self._caught_up(game_id, state, conflict.lacking)
                 continue
             except Replayed as replay:
                 return self._replay_act(game_id, replay.record, fp)
@@ -416,17 +415,6 @@ class Engine:
                 self.scheduler.schedule(state, cmd.state)
             return cmd.events, cmd.state
         raise RuleError("busy", "too many concurrent writes to this game; try again", 409)
-
-    def _caught_up(self, game_id: str, state: dict, lacking: list[dict]) -> bool:
-        """Keep `state` followed by `lacking` (the events a conflict brought) if they continue
-        its chain; whether they did."""
-        if not lacking or lacking[0].get("prev") != state.get("hash"):
-            return False
-        after = clone(state)
-        for event in lacking:
-            apply(after, event)
-        self.kept.offer(game_id, after)
-        return True
 
     def _replay_act(self, game_id: str, prior: dict, fp: str) -> tuple[list[dict], dict]:
         idempotency.check(prior, fp)

@@ -40,15 +40,12 @@ STORE_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 class Conflict(Exception):
     """The stream is not at the expected version, or is at it with another tip (`diverged`: it
-    lost events and grew again, so the caller's state is not the stream's). `lacking`: the
-    events after the expected version when the caller is a few behind a stream that still
-    holds its tip (else empty)."""
+    lost events and grew again, so the caller's state is not the stream's)."""
 
-    def __init__(self, current: int, diverged: bool = False, lacking: list | None = None) -> None:
+    def __init__(self, current: int, diverged: bool = False) -> None:
         super().__init__(f"the game is at version {current}")
         self.current = current
         self.diverged = diverged
-        self.lacking: list[dict] = lacking or []
 
 
 class Replayed(Exception):
@@ -171,10 +168,9 @@ class Store:
         # 'done': a resend whose first try's reply (so its counting too) was lost: counted now
         if answer[0] in (b"ok", b"done") and counts:
             self.tally.add(counts, game_id)
-        status, value = answer[:2]
+        status, value = answer
         if status in (b"conflict", b"diverged"):
-            lacking = [_event(e) for e in answer[2]] if len(answer) > 2 else None
-            raise Conflict(int(value), diverged=status == b"diverged", lacking=lacking)
+            raise Conflict(int(value), diverged=status == b"diverged")
         if status == b"idem":
             raise Replayed(json.loads(value))
         return int(value)

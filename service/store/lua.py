@@ -68,15 +68,11 @@ end
 # The append happens only if the stream's length AND the hash of its tip are what the caller
 # decided on: a stream that lost events (a failover, a restore) and grew again to the same
 # length is told apart. A command already in the stream (a retry after a lost reply) answers
-# 'done' with the version its first try reached, and appends nothing. A caller a few events
-# behind a stream that still holds its tip gets those events with the conflict: it decides
-# again on them without a load.
-LACKING = 8
+# 'done' with the version its first try reached, and appends nothing.
 APPEND = (
     _LUA_HASH_AT
     + _LUA_DONE
     + _LUA_ADD
-    + f"local LACKING = {LACKING}\n"
     + """
 local n = #ARGV - 10
 if ARGV[2] ~= '' then
@@ -88,10 +84,6 @@ local current = redis.call('XLEN', KEYS[1])
 if current ~= expected then
   local done = current > expected and done_at(expected, ARGV[10], n)
   if done then return {'done', tostring(done)} end
-  if current > expected and current - expected <= LACKING and ARGV[9] ~= ''
-      and hash_at(expected) == ARGV[9] then
-    return {'conflict', tostring(current), redis.call('XRANGE', KEYS[1], (expected + 1) .. '-0', '+')}
-  end
   return {'conflict', tostring(current)}
 end
 if ARGV[9] ~= '' and current > 0 and hash_at(current) ~= ARGV[9] then
