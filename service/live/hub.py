@@ -362,7 +362,7 @@ class Hub:
                 del self.by_client[client]
             channel.subscribers -= 1
             if channel.subscribers == 0 and channel.following and self.push is not None:
-                self.push.remove(channel)  # a follower of its own sees it itself
+                self.push.remove(channel)  # at once (a follower of its own notices later)
                 channel.following = False
             if channel.subscribers == 0 and not channel.following:
                 self.forget(channel)

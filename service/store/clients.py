@@ -180,9 +180,9 @@ _NODE_SETTINGS = {
 
 
 def listener(client: redis.Redis) -> redis.Redis:
-    """A plain client like `client` on a connection of its own for pub/sub, which redis-py does
-    not reconnect by itself: a read that fails reaches the caller, which decides whether to
-    connect again (a listener closed on purpose must stay closed)."""
+    """A plain client like `client` on a connection of its own for pub/sub, with no retries: a
+    read that fails reaches its caller at once, which subscribes again when the store answers
+    (and a listener closed on purpose ends instead of waiting out the backoff)."""
     pool = client.connection_pool
     kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
     return redis.Redis(
