@@ -47,6 +47,21 @@ def _read(subscriptions: list, version: int) -> list[bytes]:
     return out
 
 
+def _spectator(hub: Hub, gid: str) -> tuple:
+    """A spectator's frames of `gid` read past its catch-up, and the game's channel, followed."""
+    frames = hub.open(gid, None, 0, False, "c").frames()
+    _read([frames], 2)
+    channel = hub.channels[gid]
+    channel.follow()
+    return frames, channel
+
+
+def _versions(frames, version: int) -> list[int]:
+    """The event versions a stream's frames carry, up to `version`."""
+    text = _read([frames], version)[0].decode()
+    return [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+
+
 def test_pushed_batches_make_the_frames_a_follower_of_the_stream_makes(client):
     engine = Engine(Store(client), QueueDispatcher())
     gid = _game(engine)
@@ -82,10 +97,7 @@ def test_a_lost_message_is_read_from_the_stream():
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
     gid = _game(engine)
     hub = Hub(engine, LiveSettings(per_client=0))
-    frames = hub.open(gid, None, 0, False, "c").frames()
-    _read([frames], 2)
-    channel = hub.channels[gid]
-    channel.follow()
+    frames, channel = _spectator(hub, gid)
     state = _flip(engine, gid)  # pushed once the subscription holds
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     reads = []
@@ -97,9 +109,7 @@ def test_a_lost_message_is_read_from_the_stream():
     state = _flip(engine, gid)  # its message does not follow on: the channel reads the stream
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     assert reads == [1]
-    text = _read([frames], state["version"])[0].decode()
-    versions = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
-    assert versions == list(range(3, state["version"] + 1))
+    assert _versions(frames, state["version"]) == list(range(3, state["version"] + 1))
     frames.close()
     hub.close()
 
@@ -108,18 +118,13 @@ def test_a_dropped_connection_misses_nothing(real_redis):
     engine = Engine(Store(real_redis), QueueDispatcher())
     gid = _game(engine)
     hub = Hub(engine, LiveSettings(per_client=0))
-    frames = hub.open(gid, None, 0, False, "c").frames()
-    _read([frames], 2)
-    channel = hub.channels[gid]
-    channel.follow()
+    frames, channel = _spectator(hub, gid)
     state = _flip(engine, gid)
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     real_redis.client_kill_filter(_type="pubsub")  # the process's listener is cut
     for _ in range(3):  # appended while it reconnects: read from the stream once subscribed
         state = _flip(engine, gid)
-    text = _read([frames], state["version"])[0].decode()
-    versions = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
-    assert versions == list(range(3, state["version"] + 1))
+    assert _versions(frames, state["version"]) == list(range(3, state["version"] + 1))
     frames.close()
     hub.close()
 
@@ -128,16 +133,11 @@ def test_a_game_nobody_reads_and_a_finished_game_are_no_longer_followed(real_red
     engine = Engine(Store(real_redis), QueueDispatcher())
     hub = Hub(engine, LiveSettings(per_client=0, backlog=5000))
     gid, other = _game(engine), _game(engine)
-    frames = hub.open(gid, None, 0, False, "c").frames()
-    _read([frames], 2)
-    hub.channels[gid].follow()
+    frames, _ = _spectator(hub, gid)
     assert len(hub.push.following) == 1
     frames.close()  # its only reader goes: unsubscribed and dropped at once
     assert hub.push.following == {} and hub.stats()["games"] == 0
-    frames = hub.open(other, None, 0, False, "c").frames()
-    _read([frames], 2)
-    channel = hub.channels[other]
-    channel.follow()
+    frames, channel = _spectator(hub, other)
     state = engine.load(other)
     while state["status"] != "finished":
         state = _flip(engine, other)
