@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.support.browser import PHONE, auth, create, shot, wait_for_legal
+from tests.support.processes import wait_until
 from tests.support.service import all_events
 
 pytestmark = pytest.mark.browser
@@ -192,11 +193,15 @@ def test_bataille_ouverte_chooses_the_face_up_card_then_the_face_down_one(server
     action = json.loads(down.get_attribute("data-action"))
     assert action in pairs and action["card"] == "AS"
     down.click()
-    page.wait_for_function(
-        "v => Number(document.querySelector('#version-label').dataset.version) > v",
-        arg=view["version"],
+
+    def mine() -> list[dict]:
+        events = all_events(server, gid)
+        return [e for e in events if e["type"] == "committed" and e["data"]["seat"] == 0]
+
+    # the bot's own commit can move the page on first: wait for the seat's second commit
+    assert wait_until(lambda: len(mine()) == 2, 10)
+    assert mine()[-1]["data"]["card"] == "AS"
+    page.wait_for_function(  # and the page shows it
+        "v => Number(document.querySelector('#version-label').dataset.version) >= v",
+        arg=mine()[-1]["version"],
     )
-    mine = [
-        e for e in all_events(server, gid) if e["type"] == "committed" and e["data"]["seat"] == 0
-    ]
-    assert len(mine) == 2
