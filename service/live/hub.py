@@ -378,10 +378,10 @@ class Hub:
             self.closing = True
             channels = list(self.channels.values())
         self.stopping.set()
-        if self.push is not None:
-            self.push.close()
         for channel in channels:
             channel.changed.set()
+        if self.push is not None:  # after the streams are woken: they end whatever it does
+            self.push.close()
 
     def stats(self) -> dict[str, int]:
         with self.lock:
