@@ -8,20 +8,38 @@ read whenever the process cannot be sure it has every batch
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import redis
 
 from ..store import live_channel, pushed
 from ..store.clients import listener
 
-if TYPE_CHECKING:
-    from .hub import Channel, Hub
-
 log = logging.getLogger("batayo.live")
 RETRY_S = 1.0  # between tries while the store does not answer
+
+
+class Channel(Protocol):
+    """What a followed game offers its follower (`Channel` in service/live/hub.py)."""
+
+    game_id: str
+    state: dict | None
+
+    def pushed(self, events: list[dict]) -> None: ...
+
+    def caught_up(self) -> None: ...
+
+    def stopped(self) -> None: ...
+
+
+class Hub(Protocol):
+    """What the follower reads of the process's hub: whether, and since when, it is closing."""
+
+    closing: bool
+    stopping: threading.Event
 
 
 class Push:
@@ -66,12 +84,21 @@ class Push:
                 self.resubscribe = True
 
     def close(self) -> None:
-        """Stop reading (the hub is closing): the reader wakes and ends."""
+        """The hub is closing: a ping's answer wakes the reader, which ends and closes the
+        connection itself (closing it from here, under the reader's feet, could hang a
+        server's stop)."""
         with self.lock:
-            self.pubsub.close()
-            self.pubsub.subscribed_event.set()
+            if self.pubsub.subscribed:
+                with contextlib.suppress(redis.RedisError):
+                    self.pubsub.ping()
 
     def _run(self) -> None:
+        try:
+            self._read()
+        finally:
+            self.pubsub.close()
+
+    def _read(self) -> None:
         hub = self.hub
         while not hub.closing:
             try:
@@ -82,7 +109,7 @@ class Push:
                     self._caught_up(channel)
                 waiting = self.resubscribe or self.unsure
                 message = self.pubsub.get_message(timeout=RETRY_S if waiting else None)
-            except (redis.RedisError, OSError, RuntimeError) as exc:
+            except (redis.RedisError, OSError) as exc:
                 if hub.closing:
                     return
                 # the store is away: say so once, without a traceback, and try again
