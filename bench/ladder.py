@@ -9,6 +9,9 @@ it. The seed is the ladder's own (never used while tuning). Writes
 
     python bench/ladder.py --jobs 2     # the full ladder (n fixed: 400 games a target)
     python bench/ladder.py --quick      # a small n, for a quick look
+
+With `--journal FILE` each finished game is appended to FILE, and a run cut short resumes from
+it, provided the rules and bots (the `service` tree) are those that wrote it.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ def _one(args: tuple) -> dict:
     result = final["result"]
     winners = set(result["winners"])
     return {
+        "index": index,
         "win": bool(winners) and winners <= mine,
         "draw": result["draw"],
         "reason": result["reason"],
@@ -83,15 +87,45 @@ def _one(args: tuple) -> dict:
     }
 
 
-def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
+def _service_tree() -> str:
+    """The git tree of `service/` (the rules and the bots); "unknown" outside a checkout or
+    with changes not committed there."""
+    return (
+        "unknown" if _git("status", "--porcelain", "service") else _git("rev-parse", "HEAD:service")
+    )
+
+
+def _journaled(journal: Path, name: str, base: bytes, games: int) -> dict[int, dict]:
+    """The games of target `name` a journal holds already, refused if other code played them."""
+    done: dict[int, dict] = {}
+    if not journal.exists():
+        return done
+    tree = _service_tree()
+    for line in journal.read_text().splitlines():
+        row = json.loads(line)
+        if row["target"] != name or row["seed"] != base.decode() or row["index"] >= games:
+            continue
+        if row["service_tree"] != tree or tree == "unknown":
+            raise SystemExit(f"{journal}: game {row['index']} was played by other code")
+        done[row["index"]] = row
+    return done
+
+
+def measure(
+    target: tuple, games: int, jobs: int, base: bytes = SEED, journal: Path | None = None
+) -> dict:
     name, game, options, count, strong, goal, _ = target
-    work = [(name, game, options, count, strong, i, base) for i in range(games)]
+    done = _journaled(journal, name, base, games) if journal else {}
+    work = [(name, game, options, count, strong, i, base) for i in range(games) if i not in done]
     started = time.perf_counter()
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            rows = list(pool.map(_one, work, chunksize=2))
-    else:
-        rows = [_one(w) for w in work]
+    tag = {"target": name, "seed": base.decode(), "service_tree": _service_tree()}
+    rows = list(done.values())
+    with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
+        for row in pool.map(_one, work, chunksize=2):
+            rows.append(row)
+            if journal:
+                with journal.open("a") as out:
+                    out.write(json.dumps({**tag, **row}) + "\n")
     wins = sum(r["win"] for r in rows)
     low, high = wilson(wins, games)
     reasons: dict[str, int] = {}
@@ -113,22 +147,36 @@ def measure(target: tuple, games: int, jobs: int, base: bytes = SEED) -> dict:
         "draws": sum(r["draw"] for r in rows),
         "reasons": reasons,
         "round_limit_share": reasons.get("round_limit", 0) / games,
-        "seconds": round(time.perf_counter() - started, 1),
+        "seconds": round(time.perf_counter() - started, 1),  # this run's, not the journal's
+        "from_journal": len(done),
     }
 
 
-def _commit() -> str:
+def _git(*args: str) -> str:
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).parent,
+            ["git", *args], capture_output=True, text=True, check=True, cwd=Path(__file__).parent
         )
         return out.stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def _commit() -> str:
+    return _git("rev-parse", "HEAD")
+
+
+class _Inline:
+    """A pool of one: the games played in this process, in order."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn, items, chunksize: int = 1):
+        return map(fn, items)
 
 
 def main() -> None:
@@ -138,6 +186,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--only", help="comma-separated target names")
     parser.add_argument("--out", help="where to write the JSON (default bench/results/...)")
+    parser.add_argument("--journal", help="a JSON-lines file of finished games, to resume from")
     parser.add_argument(
         "--tune", help="a tuning seed instead of the ladder's own (keeps it unseen)"
     )
@@ -159,7 +208,8 @@ def main() -> None:
     path = Path(args.out) if args.out else default
     for target in chosen:
         games = args.games or (24 if args.quick else target[6])
-        row = measure(target, games, args.jobs, base)
+        journal = Path(args.journal) if args.journal else None
+        row = measure(target, games, args.jobs, base, journal)
         report["targets"].append(row)
         lo, hi = row["interval95"]
         print(
