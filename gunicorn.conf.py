@@ -3,8 +3,9 @@
 
 gevent workers (gevent's WSGI server): each connection is a greenlet, so an open event stream costs a few kilobytes
 and no thread, and redis-py cooperates once gevent has patched the standard library (the worker
-does it before the app is loaded). Each worker process runs one follower per live game for all
-of its streams (service/live).
+does it before the app is loaded). Each worker process follows each live game once for all of its
+streams and sockets (service/live), and tunes its garbage collector once the app is loaded
+(service/wsgi_io.py's `collect_less`).
 """
 
 import contextlib

@@ -5,14 +5,17 @@ with bad header lines is a 400, never a 500 or a hang."""
 from __future__ import annotations
 
 import email.utils
+import gc
 import io
 import socket
 import time
+import weakref
 from http import client
 
 import pytest
 from gevent import pywsgi
 
+from service import wsgi_io
 from service.core.times import EverySecond
 from service.wsgi_io import MAX_FIELDS, MAX_LINE, RequestHeaders
 
@@ -131,3 +134,32 @@ def test_every_answer_carries_one_date_field_of_now(server):
     assert len(dates) == 1
     sent = email.utils.parsedate_to_datetime(dates[0]).timestamp()
     assert abs(sent - time.time()) < 5
+
+
+@pytest.fixture
+def collector():
+    """The collector as it was, back after the test."""
+    thresholds = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+
+
+def test_a_server_collects_less_often_and_still_frees_cycles(collector):
+    """What was loaded before is frozen out of the collector's walks, the young generation holds
+    more before a collection, and a cycle made afterwards is still freed."""
+    gc.unfreeze()
+    wsgi_io.collect_less()
+    assert gc.get_threshold() == wsgi_io.COLLECTOR_THRESHOLDS
+    assert gc.get_freeze_count() > 0
+    assert wsgi_io.COLLECTOR_THRESHOLDS[0] > 700  # Python's default
+
+    class Node:
+        pass
+
+    cycle = Node()
+    cycle.me = cycle
+    freed = weakref.ref(cycle)
+    del cycle
+    gc.collect()
+    assert freed() is None

@@ -170,6 +170,7 @@ def run(host: str, port: int, grace: float) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         gevent.signal_handler(signum, on_signal)
+    wsgi_io.collect_less()
     click.echo(f"batayo: the site is at {site_url(host, server.server_port)} (the API under /v1)")
     # requests under way get most of the grace; the worker's job and the save the rest
     server.serve_forever(stop_timeout=max(0.2, grace * 0.6))
