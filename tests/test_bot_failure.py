@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 import fakeredis
+import pytest
 
 from service.core import bots
 from service.core.registry import GAMES
@@ -89,3 +90,36 @@ def test_a_failing_timeout_bot_gives_way_to_greedy(monkeypatch, caplog):
     played = [e for e in engine.all_events(gid) if e["actor"] == "clock"]
     assert played and played[0]["data"]["cause"]["action"]["body"] == greedy
     assert any("greedy plays" in r.getMessage() for r in caplog.records)
+
+
+def test_the_store_away_at_a_clock_is_not_blamed_on_the_timeout_bot(monkeypatch, caplog):
+    """The game's seed cannot be read when a clock fires: the job fails (and is retried later)
+    with the store's error, and no bot is said to have failed nor greedy to have played."""
+    import redis
+
+    from service.core.game import add_seconds
+    from tests.test_clocks import make
+
+    engine, jobs, clock = make()
+    options = {"variant": "ouverte", "move_timeout_s": 30, "timeout_bot": "strong"}
+    made = engine.create(
+        {"game": "bataille", "options": options, "seats": [{"name": "ana"}, {"bot": "greedy"}]}
+    )
+    gid = made["id"]
+    jobs.run(lambda job, args: getattr(engine, job)(*args))  # the greedy bot commits its card
+    version = engine.load(gid)["version"]
+    engine.kept.forget(gid)
+    engine.kept._seeds.clear()  # a process that has not read this game's seed yet
+
+    def away(game_id):
+        raise redis.ConnectionError("the store is away")
+
+    monkeypatch.setattr(engine.store, "meta", away)
+    clock.now = add_seconds("2026-01-01T00:00:00.000000Z", 30)
+    with (
+        caplog.at_level(logging.ERROR, logger="batayo.engine"),
+        pytest.raises(redis.ConnectionError),
+    ):
+        engine.fire_timer(gid, "move:0")
+    assert not any("greedy plays" in r.getMessage() for r in caplog.records)
+    assert engine.load(gid)["version"] == version  # nothing appended

@@ -172,6 +172,7 @@ class Scheduler:
     def _fired(self, state: dict, timer_key: str, now: str) -> command.Command | None:
         """`engine.fire`; a move clock whose timeout bot fails or is refused (a bug in it) plays
         greedy's move instead, logged, so that the clock's job does not fail at every retry."""
+        self.engine.kept.seed(state["id"])  # read (and kept) here: the store away is no bot's bug
         try:
             return self.engine.fire(state, timer_key, now)
         except Exception:
