@@ -4,8 +4,8 @@ clients from holding the server's connections.
 `OneSend` writes with one plain `send` where one is enough, `RequestHeaders` parses the header
 fields in one pass, `DATE` makes the `Date` field once a second, `Guarded` bounds the wait for
 headers and the connections per address and lets the app take a connection over (a WebSocket),
-`Worker` gunicorn's gevent worker with this handler and `collect_less`'s collector. Why:
-docs/architecture.md, "Serving: gevent, no thread per stream" and "Measured shortcuts".
+`Worker` is gunicorn's gevent worker with this handler (its collector tuned by `collect_less`).
+Why: docs/architecture.md, "Serving: gevent, no thread per stream" and "Measured shortcuts".
 """
 
 from __future__ import annotations
@@ -308,7 +308,7 @@ def collect_less() -> None:
     (modules, the app, the games it keeps) and its requests make many short-lived containers,
     which with Python's default thresholds start a young collection every 700 of them and an old
     one that walks the whole heap every 70,000: a share of a live move's CPU and most of its p99
-    (docs/performance.md#the-garbage-collector). What is loaded is frozen out of the collector's
+    (docs/performance.md#where-a-socket-moves-cpu-goes). What is loaded is frozen out of the collector's
     walks, and the young generation holds more before it is collected. Cycles are still found:
     nothing the service makes depends on when."""
     gc.collect()
