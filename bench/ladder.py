@@ -17,6 +17,7 @@ it, provided the rules and bots (the `service` tree) are those that wrote it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import hashlib
 import json
@@ -106,7 +107,10 @@ def _journaled(journal: Path, name: str, base: bytes, games: int) -> dict[int, d
         if row["target"] != name or row["seed"] != base.decode() or row["index"] >= games:
             continue
         if row["service_tree"] != tree or tree == "unknown":
-            raise SystemExit(f"{journal}: game {row['index']} was played by other code")
+            raise SystemExit(
+                f"{journal}: game {row['index']} was played by other code (or `service/` has "
+                "changes not committed)"
+            )
         done[row["index"]] = row
     return done
 
@@ -120,8 +124,9 @@ def measure(
     started = time.perf_counter()
     tag = {"target": name, "seed": base.decode(), "service_tree": _service_tree()}
     rows = list(done.values())
-    with ProcessPoolExecutor(jobs) if jobs > 1 else _Inline() as pool:
-        for row in pool.map(_one, work, chunksize=2):
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    with pool or contextlib.nullcontext():
+        for row in pool.map(_one, work, chunksize=2) if pool else map(_one, work):
             rows.append(row)
             if journal:
                 with journal.open("a") as out:
@@ -164,19 +169,6 @@ def _git(*args: str) -> str:
 
 def _commit() -> str:
     return _git("rev-parse", "HEAD")
-
-
-class _Inline:
-    """A pool of one: the games played in this process, in order."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def map(self, fn, items, chunksize: int = 1):
-        return map(fn, items)
 
 
 def main() -> None:

@@ -1,12 +1,15 @@
 """The rating table's model (bench/ratings.py): the fit finds the strengths that made the
 scores, the field and the role counted; each deal is replayed with the seats rotated, as in
-the ladder. The command itself runs in tests/test_bench_smoke.py."""
+the ladder, and a ladder run cut short resumes from its journal. The command itself runs in
+tests/test_bench_smoke.py."""
 
 from __future__ import annotations
 
 import math
 
-from bench import ratings
+import pytest
+
+from bench import ladder, ratings
 from bench.ladder import rotation
 
 
@@ -80,3 +83,25 @@ def test_each_deal_is_replayed_with_the_side_rotated():
     ]
     assert [rotation(4, [0, 2], i) for i in range(3)] == [({0, 2}, 0), ({1, 3}, 0), ({0, 2}, 1)]
     assert rotation(3, [0], 5, rotate=False) == ({0}, 5)
+
+
+def test_a_ladder_run_cut_short_resumes_from_its_journal(tmp_path, monkeypatch):
+    """The games a journal holds are not played again, a resumed run counts them, and games
+    another `service/` tree played are refused."""
+    journal = tmp_path / "games.jsonl"
+    target = next(t for t in ladder.TARGETS if t[0] == "bataille_ouverte")
+    monkeypatch.setattr(ladder, "_service_tree", lambda: "tree-a")
+    first = ladder.measure(target, 2, 1, b"a test seed", journal)
+    played = []
+    monkeypatch.setattr(ladder, "_one", lambda work: played.append(work[5]) or _row(work[5]))
+    resumed = ladder.measure(target, 3, 1, b"a test seed", journal)
+    assert played == [2] and resumed["from_journal"] == 2 and first["from_journal"] == 0
+    assert resumed["games"] == 3 and resumed["wins"] == first["wins"] + 1
+    assert len(journal.read_text().splitlines()) == 3
+    monkeypatch.setattr(ladder, "_service_tree", lambda: "tree-b")
+    with pytest.raises(SystemExit, match="other code"):
+        ladder.measure(target, 3, 1, b"a test seed", journal)
+
+
+def _row(index: int) -> dict:
+    return {"index": index, "win": True, "draw": False, "reason": "last", "seconds": 0.0}
