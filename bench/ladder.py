@@ -96,12 +96,12 @@ def _service_tree() -> str:
     )
 
 
-def _journaled(journal: Path, name: str, base: bytes, games: int) -> dict[int, dict]:
-    """The games of target `name` a journal holds already, refused if other code played them."""
+def _journaled(journal: Path, name: str, base: bytes, games: int, tree: str) -> dict[int, dict]:
+    """The games of target `name` a journal holds already, refused unless the `service/` tree
+    `tree` played them."""
     done: dict[int, dict] = {}
     if not journal.exists():
         return done
-    tree = _service_tree()
     for line in journal.read_text().splitlines():
         row = json.loads(line)
         if row["target"] != name or row["seed"] != base.decode() or row["index"] >= games:
@@ -119,10 +119,11 @@ def measure(
     target: tuple, games: int, jobs: int, base: bytes = SEED, journal: Path | None = None
 ) -> dict:
     name, game, options, count, strong, goal, _ = target
-    done = _journaled(journal, name, base, games) if journal else {}
+    tree = _service_tree() if journal else ""  # git asked once, and only for a journal
+    done = _journaled(journal, name, base, games, tree) if journal else {}
     work = [(name, game, options, count, strong, i, base) for i in range(games) if i not in done]
     started = time.perf_counter()
-    tag = {"target": name, "seed": base.decode(), "service_tree": _service_tree()}
+    tag = {"target": name, "seed": base.decode(), "service_tree": tree}
     rows = list(done.values())
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     with pool or contextlib.nullcontext():
