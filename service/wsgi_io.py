@@ -308,9 +308,9 @@ def collect_less() -> None:
     (modules, the app, the games it keeps) and its requests make many short-lived containers,
     which with Python's default thresholds start a young collection every 700 of them and an old
     one that walks the whole heap every 70,000: a share of a live move's CPU and most of its p99
-    (docs/performance.md#where-a-socket-moves-cpu-goes). What is loaded is frozen out of the collector's
-    walks, and the young generation holds more before it is collected. Cycles are still found:
-    nothing the service makes depends on when."""
+    (docs/performance.md#where-a-socket-moves-cpu-goes). What is loaded is frozen out of the
+    collector's walks, and the young generation holds more before it is collected. Cycles are
+    still found: nothing the service makes depends on when."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
