@@ -4,17 +4,20 @@
 gevent workers (gevent's WSGI server): each connection is a greenlet, so an open event stream costs a few kilobytes
 and no thread, and redis-py cooperates once gevent has patched the standard library (the worker
 does it before the app is loaded). Each worker process follows each live game once for all of its
-streams and sockets (service/live), and tunes its garbage collector once the app is loaded
+streams and sockets (service/live), passes a player's socket to the worker that owns its game
+(service/handoff.py), and tunes its garbage collector once the app is loaded
 (service/wsgi_io.py's `collect_less`).
 """
 
 import contextlib
+import shutil
 import signal
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
+from service import handoff
 from service.settings import SettingsError, current, share_metrics
 
 try:
@@ -56,10 +59,12 @@ control_socket_disable = True
 
 def on_starting(server):
     """Every stream is a socket: the most open files the system allows (workers inherit it);
-    and the metrics folder, which every worker inherits too."""
+    the metrics folder, and the folder of the workers' addresses for passing a player's socket
+    to its game's worker (service/handoff.py), which every worker inherits too."""
     import resource
 
     share_metrics(_metrics_folder())
+    handoff.share(Path(tempfile.mkdtemp(prefix="batayo-workers-")))
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -93,3 +98,10 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+    handoff.forget(handoff.shared(), worker.pid)  # its games go to the workers left
+
+
+def on_exit(server):
+    folder = handoff.shared()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -21,7 +21,9 @@ import gevent
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
+from . import handoff
 from .core.times import EverySecond
+from .handoff import Handoff
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -203,6 +205,8 @@ class Guarded(OneSend):
     """The handler of both servers: the header-read timeout and the per-address cap."""
 
     over_cap = False  # this connection's address held its cap of connections already
+    passed_in = False  # another worker accepted it and passed it here
+    waited_s = 0.0  # how long its first bytes took to come, of the header timeout
     _headers_due: gevent.Timeout | None = None
 
     @property
@@ -239,9 +243,24 @@ class Guarded(OneSend):
             self.over_cap = True  # the first handle_one_request answers it and closes
             return super().handle()
         try:
-            return super().handle()
+            if self.passed_on():
+                self.rfile.close()  # the socket's own descriptor closes with the last reference
+                self.socket.close()
+            else:
+                super().handle()
         finally:
             cap.leave(peer)
+
+    def passed_on(self) -> bool:
+        """Whether the connection went to the worker that owns its game (service/handoff.py),
+        counted against its address until then, as any connection is while its request comes."""
+        handoff = self.server.handoff
+        if handoff is None or self.passed_in:
+            return False
+        started = time.monotonic()
+        head = handoff.peek(self.socket)
+        self.waited_s = time.monotonic() - started  # the first request's headers had this long
+        return head is None or handoff.pass_on(self.socket, head, self.waited_s)
 
     def handle_one_request(self):
         if self.over_cap:
@@ -251,6 +270,7 @@ class Guarded(OneSend):
         seconds = self.guard.header_timeout_s
         if not seconds:
             return super().handle_one_request()
+        seconds, self.waited_s = max(seconds - self.waited_s, 0.001), 0.0
         # a timer of its own for each request: a stopped timer started again resumes with the
         # time it had left, so one shared by a keep-alive connection's requests would add up
         # their waits and cut a busy connection
@@ -275,7 +295,10 @@ class Guarded(OneSend):
 
 class Server(pywsgi.WSGIServer):
     """gevent's WSGI server with the connection rules of `settings` (the process's own by
-    default, as in a gunicorn worker)."""
+    default, as in a gunicorn worker); one of several workers passes a player's socket to the
+    worker that owns its game (service/handoff.py)."""
+
+    handoff: Handoff | None = None
 
     def __init__(self, *args: Any, settings: Settings | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -284,6 +307,39 @@ class Server(pywsgi.WSGIServer):
 
             settings = current()
         self.guard = Guard.of(settings, self.application)
+        folder = handoff.shared()
+        if folder is not None and not self.ssl_enabled:  # TLS: the state is this process's
+            from .api.metrics import SOCKETS_PASSED
+
+            counted = getattr(self.application, "extensions", {}).get(SOCKETS_PASSED)
+            self.handoff = Handoff(folder, wait_s=settings.header_timeout_s, counted=counted)
+
+    def start(self) -> None:
+        super().start()
+        if self.handoff is not None:
+            try:
+                self.handoff.listen(self.served_here)
+            except OSError:  # another server of this worker listens: this one passes nothing
+                self.handoff = None
+
+    def served_here(self, sock: Any, address: Any, waited_s: float) -> None:
+        """A connection another worker passed on, whose request took `waited_s` there so far:
+        served as if accepted here."""
+        self._spawn(self._serve_and_close, sock, address, waited_s)
+
+    def _serve_and_close(self, sock: Any, address: Any, waited_s: float) -> None:
+        try:
+            handler = self.handler_class(sock, address, self)
+            handler.passed_in = True  # its owner is here: never passed on again
+            handler.waited_s = waited_s
+            handler.handle()
+        finally:
+            self.do_close(sock, address)
+
+    def close(self) -> None:
+        if self.handoff is not None:
+            self.handoff.close()
+        super().close()
 
 
 class Handler(Guarded, PyWSGIHandler):

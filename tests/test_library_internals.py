@@ -145,3 +145,18 @@ def test_an_upgraded_connections_reader_is_freed_once_spent():
     finally:
         server.stop()
     assert answer.startswith(b"HTTP/1.1 200 ") and freed == [True]
+
+
+def test_gevent_servers_spawn_and_close_and_sendmsg_gives_0_when_still_full():
+    """service/wsgi_io.py serves a connection another worker passed with the server's `_spawn`
+    and `do_close`; service/handoff.py sends again when gevent's `sendmsg` gives 0."""
+    from gevent import baseserver
+    from gevent import socket as gsocket
+
+    for name in ("_spawn", "do_close"):
+        assert hasattr(baseserver.BaseServer, name), (
+            f"gevent's BaseServer lost {name}: see service/wsgi_io.py"
+        )
+    assert "return 0" in inspect.getsource(gsocket.socket.sendmsg), (
+        "gevent's sendmsg no longer gives 0 when its retry would block: see service/handoff.py"
+    )

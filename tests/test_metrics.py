@@ -4,31 +4,12 @@ server's count never goes backwards; `/metrics/service` shows the service's figu
 
 from __future__ import annotations
 
-import http.client
-import re
-
 import pytest
 
 from tests.support.processes import start_worker, wait_until
 from tests.support.redis_server import free_port
 from tests.support.service import Service
-from tests.support.serving import call, production, serve
-
-
-def metric(text: str, name: str, labels: str = "") -> float:
-    pattern = rf"^{re.escape(name)}{re.escape(labels)} ([0-9.e+]+)$"
-    found = re.search(pattern, text, re.MULTILINE)
-    assert found, f"{name}{labels} missing"
-    return float(found.group(1))
-
-
-def scrape(port: int, path: str = "/metrics") -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", path)
-    answer = conn.getresponse()
-    assert answer.status == 200
-    return answer.read().decode()
-
+from tests.support.serving import call, metric, production, scrape, serve
 
 BOTS = {"game": "bataille", "options": {"max_rounds": 20}, "seats": [{"bot": "random"}] * 2}
 HUMANS = {"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}]}

@@ -19,7 +19,7 @@ from websockets.sync.client import connect
 from batayo_client import ApiError
 from batayo_client.socket import GameSocket
 from tests.support.processes import wait_until
-from tests.support.serving import Stream, call, flip, no_traceback, production
+from tests.support.serving import Stream, call, flip, metric, no_traceback, production, scrape
 from tests.support.sockets import (
     ORIGIN,
     events_of,
@@ -120,11 +120,13 @@ def _check_played(port: int, gid: str, tokens: dict[int, str], out: dict) -> Non
 
 
 def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_path, redis_url):
-    """gunicorn with the repo's config; a short lifetime, so the sockets reconnect mid-game."""
+    """gunicorn with the repo's config and two workers, which pass each socket to the one that
+    owns the game (service/handoff.py); a short lifetime, so the sockets reconnect mid-game."""
     env = {
         "BATAYO_STREAM_LIFETIME_S": "0.03",
         "BATAYO_STREAMS_MAX": "4",
         "BATAYO_RATE_LIMIT_TOKEN": "0",
+        "WEB_CONCURRENCY": "2",
     }
     server = production(tmp_path, redis_url, env)
     try:
@@ -140,6 +142,8 @@ def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_p
             got = [json.loads(m) for m in spectator]
             assert spectator.close_code == 1000
         assert [m["event"]["version"] for m in got] == list(range(4, len(out[0]["seen"]) + 1))
+        # the kernel gives each connection to either worker: about half went to the other
+        assert metric(scrape(server.port), "batayo_sockets_passed_total") >= 1
         server.signal(signal.SIGTERM)
         server.process.wait(timeout=20)
         no_traceback(server)

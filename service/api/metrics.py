@@ -35,6 +35,8 @@ DURATIONS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 
 # the counter of connections the server turned away over BATAYO_CONNECTIONS_PER_ADDRESS
 # (service/wsgi_io.py counts them; they never reach the app)
 CONNECTIONS_REFUSED = "batayo.connections_refused"
+# the counter of players' sockets passed to the worker that owns their game (service/handoff.py)
+SOCKETS_PASSED = "batayo.sockets_passed"
 
 
 def method_label(method: str) -> str:
@@ -122,6 +124,12 @@ def install(app: Flask, engine: Engine) -> None:
         "batayo_connections_refused",
         "Connections answered 503 and closed before their request was read: their address "
         "held BATAYO_CONNECTIONS_PER_ADDRESS connections already",
+        registry=own,
+    )
+    app.extensions[SOCKETS_PASSED] = Counter(
+        "batayo_sockets_passed",
+        "Players' sockets this worker accepted and passed, unread, to the worker that serves "
+        "their game's other players",
         registry=own,
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -91,6 +92,23 @@ def production(tmp: Path, redis_url: str, env: dict | None = None) -> Server:
         **(env or {}),
     }
     return Server(command, env, tmp / "gunicorn.log", port)
+
+
+def scrape(port: int, path: str = "/metrics") -> str:
+    """A server's metrics, as Prometheus reads them."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path)
+    answer = conn.getresponse()
+    assert answer.status == 200
+    return answer.read().decode()
+
+
+def metric(text: str, name: str, labels: str = "") -> float:
+    """One sample's value in scraped metrics."""
+    pattern = rf"^{re.escape(name)}{re.escape(labels)} ([0-9.e+]+)$"
+    found = re.search(pattern, text, re.MULTILINE)
+    assert found, f"{name}{labels} missing"
+    return float(found.group(1))
 
 
 def call(

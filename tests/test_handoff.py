@@ -1,0 +1,246 @@
+"""A player's socket goes, unread, to the worker that owns its game (service/handoff.py); every
+other connection, and any connection whose owner cannot take it, is served where it was
+accepted, with the same answer. Two servers in this process stand for two gunicorn workers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import gevent
+import pytest
+from gevent import socket as gsocket
+
+from service import handoff, wsgi_io
+from service.handoff import Handoff, owner, player_game
+from service.settings import current
+
+UPGRADE = (
+    "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+)
+
+
+def socket_request(game: str, identity: str = "Authorization: Bearer t0ken\r\n") -> bytes:
+    return f"GET /v1/games/{game}/socket?after=2 HTTP/1.1\r\n{UPGRADE}{identity}\r\n".encode()
+
+
+@pytest.mark.parametrize(
+    "identity",
+    ["Authorization: Bearer t0ken\r\n", "sec-websocket-protocol: x, batayo.v1\r\n"],
+)
+def test_a_players_socket_names_its_game(identity):
+    assert player_game(socket_request("0123abcd", identity)) == "0123abcd"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        socket_request("0123abcd", identity=""),  # a spectator: crowds spread over the workers
+        socket_request("0123abcd", identity="Sec-WebSocket-Protocol: chat\r\n"),
+        b"GET /v1/games/0123abcd HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n",
+        b"GET /v1/games/0123abcd/socketry HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n",
+        b"POST /v1/games/0123abcd/socket HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n",
+        b"GET /v1/games/0123abcd/sock",  # the request line not all in yet: served here
+        b"",
+    ],
+)
+def test_anything_else_names_no_game(head):
+    assert player_game(head) is None
+
+
+def test_every_worker_names_the_same_owner_and_games_spread():
+    workers = [4242, 17, 999]
+    games = [f"{n:016x}" for n in range(300)]
+    owners = [owner(g, workers) for g in games]
+    assert owners == [owner(g, list(reversed(workers))) for g in games]
+    assert {w: owners.count(w) for w in workers} == {w: pytest.approx(100, abs=30) for w in workers}
+
+
+def _app(name: str):
+    """Answers with the server's name and the request as it arrived, so that a test sees who
+    served it and that nothing of it was read on the way."""
+
+    def app(environ, start_response):
+        seen = {
+            "server": name,
+            "path": environ["PATH_INFO"],
+            "query": environ["QUERY_STRING"],
+            "authorization": environ.get("HTTP_AUTHORIZATION"),
+            "upgrade": environ.get("HTTP_UPGRADE"),
+        }
+        body = json.dumps(seen).encode()
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [body]
+
+    return app
+
+
+class Workers:
+    """Two servers with their ends of the handoff in one folder, as workers 1 and 2."""
+
+    def __init__(self, folder: Path, header_timeout_s: float = 5.0) -> None:
+        self.folder = folder
+        self.servers: dict[int, wsgi_io.Server] = {}
+        settings = current().model_copy(update={"header_timeout_s": header_timeout_s})
+        for me in (1, 2):
+            server = wsgi_io.Server(
+                ("127.0.0.1", 0),
+                _app(f"worker {me}"),
+                handler_class=wsgi_io.Guarded,
+                settings=settings,
+                log=None,
+            )
+            server.handoff = Handoff(folder, me=me, wait_s=header_timeout_s)
+            server.start()
+            self.servers[me] = server
+
+    def port(self, me: int) -> int:
+        return self.servers[me].server_port
+
+    def close(self) -> None:
+        for server in self.servers.values():
+            server.stop(timeout=1)
+
+
+@pytest.fixture
+def workers(tmp_path) -> Iterator[Workers]:
+    running = Workers(tmp_path)
+    yield running
+    running.close()
+
+
+def game_owned_by(me: int, workers: list[int]) -> str:
+    return next(g for n in range(100) if owner(g := f"{n:016x}", workers) == me)
+
+
+def ask(port: int, request: bytes) -> dict:
+    with gsocket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 "), answer
+    return json.loads(body)
+
+
+def test_a_players_socket_is_served_by_its_games_owner_as_it_was_sent(workers):
+    game = game_owned_by(2, [1, 2])
+    seen = ask(workers.port(1), socket_request(game))
+    assert seen == {
+        "server": "worker 2",
+        "path": f"/v1/games/{game}/socket",
+        "query": "after=2",
+        "authorization": "Bearer t0ken",
+        "upgrade": "websocket",
+    }
+    # the differential: served where it was accepted (its owner), the same request arrives
+    assert ask(workers.port(2), socket_request(game)) == seen
+
+
+def test_a_passed_connection_ends_when_its_owner_ends_it(workers):
+    """The worker that passed it keeps no copy open: the client sees the close."""
+    game = game_owned_by(2, [1, 2])
+    request = socket_request(game).replace(b"Connection: Upgrade", b"Connection: close")
+    with gsocket.create_connection(("127.0.0.1", workers.port(1)), timeout=5) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert b'"server": "worker 2"' in answer
+
+
+def test_both_players_of_a_game_end_in_one_worker(workers):
+    game = game_owned_by(1, [1, 2])
+    served = {ask(workers.port(me), socket_request(game))["server"] for me in (1, 2)}
+    assert served == {"worker 1"}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        socket_request("0000000000000002", identity=""),  # a spectator
+        b"GET /v1/games/0000000000000002 HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n",
+    ],
+)
+def test_anything_else_is_served_where_it_was_accepted(workers, request_):
+    for me in (1, 2):
+        assert ask(workers.port(me), request_)["server"] == f"worker {me}"
+
+
+def test_an_owner_that_is_gone_leaves_the_socket_served_here(workers):
+    game = game_owned_by(2, [1, 2])
+    workers.servers[2].handoff.close()  # stopped, and (as gunicorn's child_exit) forgotten
+    assert ask(workers.port(1), socket_request(game))["server"] == "worker 1"
+    # its address left behind with nobody reading it (a worker killed outright): the same
+    stale = gsocket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    stale.bind(str(handoff.address(workers.folder, 2)))
+    stale.close()
+    assert ask(workers.port(1), socket_request(game))["server"] == "worker 1"
+
+
+def test_a_silent_connection_is_closed_at_the_header_timeout(tmp_path):
+    running = Workers(tmp_path, header_timeout_s=0.2)
+    try:
+        with gsocket.create_connection(("127.0.0.1", running.port(1)), timeout=5) as conn:
+            started = time.monotonic()
+            assert conn.recv(10) == b""
+            assert time.monotonic() - started < 3
+    finally:
+        running.close()
+
+
+def test_the_header_timeout_counts_from_the_connection_not_from_its_passing(tmp_path):
+    """A request whose start came late, then stopped: its owner closes it when the timeout
+    runs out since it connected, not a whole timeout after it was passed."""
+    running = Workers(tmp_path, header_timeout_s=1.0)
+    game = game_owned_by(2, [1, 2])
+    try:
+        with gsocket.create_connection(("127.0.0.1", running.port(1)), timeout=5) as conn:
+            started = time.monotonic()
+            gevent.sleep(0.6)
+            conn.sendall(socket_request(game)[:-2])  # no blank line: the headers never end
+            assert conn.recv(10) == b""
+            assert 0.9 < time.monotonic() - started < 1.4
+    finally:
+        running.close()
+
+
+def test_many_connections_at_once_all_reach_their_owner(tmp_path):
+    """The owner's queue holds a few connections at a time: the rest wait for room, none is
+    lost and none is served twice."""
+    got: list = []
+    owner_end = Handoff(tmp_path, me=2)
+    owner_end.listen(lambda conn, peer, waited_s: got.append(peer))
+    here = Handoff(tmp_path, me=1)
+    listener = gsocket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(256)
+    clients = []
+
+    def pass_one() -> bool:
+        clients.append(gsocket.create_connection(listener.getsockname()))
+        conn, _ = listener.accept()
+        with conn:
+            return here._send(conn, 2, 0.0)
+
+    try:
+        sends = [gevent.spawn(pass_one) for _ in range(200)]
+        gevent.joinall(sends, raise_error=True)
+        assert all(s.value for s in sends)
+        due = time.monotonic() + 5
+        while len(got) < 200 and time.monotonic() < due:
+            gevent.sleep(0.05)  # the owner's end reads in this process's loop
+        assert sorted(got) == sorted(c.getsockname() for c in clients)
+    finally:
+        owner_end.close()
+        listener.close()
+        for c in clients:
+            c.close()
