@@ -5,6 +5,8 @@ accepted, with the same answer. Two servers in this process stand for two gunico
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -17,6 +19,9 @@ from gevent import socket as gsocket
 from service import handoff, wsgi_io
 from service.handoff import Handoff, owner, player_game
 from service.settings import current
+from tests.support.processes import wait_until
+from tests.support.serving import new_game, production
+from tests.support.sockets import open_socket
 
 UPGRADE = (
     "Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -244,3 +249,30 @@ def test_many_connections_at_once_all_reach_their_owner(tmp_path):
         listener.close()
         for c in clients:
             c.close()
+
+
+def test_a_killed_worker_leaves_every_players_socket_served(tmp_path, redis_url):
+    """gunicorn's workers, one killed outright: whichever worker a socket's game hashed to,
+    every player's socket opens and gets its game's first event, and the master forgets the
+    dead worker's address."""
+    env = {"WEB_CONCURRENCY": "2", "BATAYO_RATE_LIMIT_TOKEN": "0", "TMPDIR": str(tmp_path)}
+    server = production(tmp_path, redis_url, env)
+    try:
+        master = server.process.pid
+        workers = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+        (folder,) = tmp_path.glob("batayo-workers-*")
+        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 10)
+        games = [new_game(server.port) for _ in range(6)]
+        os.kill(int(workers[0]), signal.SIGKILL)
+        # what was passed to it in the instant it died is closed, as what it had accepted is
+        assert wait_until(lambda: not Path(f"/proc/{workers[0]}").exists(), 10)
+        for gid, tokens in games:
+            for token in tokens.values():
+                with open_socket(server.port, gid, token) as ws:
+                    assert json.loads(ws.recv(timeout=10))["event"]["version"] == 1
+        # its replacement listens, the dead one's address is gone (and a stop is prompt)
+        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 20)
+        assert not handoff.address(folder, int(workers[0])).exists()
+        assert "Traceback" not in server.text()
+    finally:
+        server.stop()
