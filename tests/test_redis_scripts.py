@@ -9,11 +9,13 @@ import subprocess
 import sys
 
 import fakeredis
+import gevent
 import pytest
 import redis
 
 from service.store import clients
-from service.store.scripts import KEPT, Script
+from service.store.scripts import KEPT, Pipe, Script, command, direct
+from service.store.scripts import pipe as pipe_of
 from tests.support.faults import RETRIES, LostReplies
 
 pytestmark = pytest.mark.redis
@@ -200,3 +202,88 @@ def test_a_pool_that_makes_connections_on_demand_keeps_all_it_lends(redis_url):
     pool = redis.ConnectionPool.from_url(redis_url)
     idle = Script(redis.Redis(connection_pool=pool), ECHO)._idle
     assert idle.kept == pool.max_connections
+
+
+def _in_one_turn(pipe: Pipe, calls: list[tuple]) -> list:
+    """Each call from a greenlet of its own, all started in one turn of gevent's loop: what
+    each got (its reply, or the error raised)."""
+
+    def one(args: tuple) -> object:
+        try:
+            return pipe.call(*args)
+        except redis.RedisError as exc:
+            return exc
+
+    greenlets = [gevent.spawn(one, args) for args in calls]
+    gevent.joinall(greenlets, raise_error=True)
+    return [g.value for g in greenlets]
+
+
+def test_a_turns_calls_go_in_one_batch_and_each_gets_its_own_reply(redis_url):
+    """The batched path against the plain one (`command`), call for call."""
+    client = _client(redis_url)
+    sha = client.script_load(ECHO)
+    calls = [("EVALSHA", sha, 1, f"scripts:pipe:{n}", f"v{n}", n) for n in range(40)]
+    pipe = Pipe(direct(client))
+    got = _in_one_turn(pipe, calls)
+    assert (pipe.batches, pipe.calls) == (1, 40)
+    assert got == [command(direct(client), *args) for args in calls]
+
+
+def test_an_error_reply_goes_to_its_own_call_only(redis_url):
+    client = _client(redis_url)
+    echo, fails = client.script_load(ECHO), client.script_load(FAILS)
+    pipe = Pipe(direct(client))
+    got = _in_one_turn(
+        pipe,
+        [
+            ("EVALSHA", echo, 1, "scripts:a", "a", 1),
+            ("EVALSHA", fails, 0),
+            ("EVALSHA", echo, 1, "scripts:b", "b", 2),
+        ],
+    )
+    assert got[0] == [b"scripts:a", b"a", 2] and got[2] == [b"scripts:b", b"b", 3]
+    assert isinstance(got[1], redis.ResponseError) and "no such move" in str(got[1])
+    assert _in_one_turn(pipe, [("EVALSHA", echo, 1, "scripts:c", "c", 3)]) == [
+        [b"scripts:c", b"c", 4]  # the connection read every reply: clean for the next batch
+    ]
+
+
+def test_a_batch_cut_short_sends_each_unanswered_call_again_on_the_plain_path(redis_server):
+    """A reply lost in a batch (the server applied the call, the network cut its answer): every
+    call not answered yet goes again on its own with redis-py's tries, as on the plain path."""
+    faults = LostReplies()
+    client = faults.client(redis_server.port)
+    sha = client.script_load(ECHO)
+    faults.arm("scripts:cut:3")
+    calls = [("EVALSHA", sha, 1, f"scripts:cut:{n}", f"v{n}", n) for n in range(6)]
+    pipe = Pipe(direct(client))
+    got = _in_one_turn(pipe, calls)
+    assert faults.lost == 1
+    assert got == [[f"scripts:cut:{n}".encode(), f"v{n}".encode(), n + 1] for n in range(6)]
+    assert client.echo("after") == b"after"
+
+
+def test_only_a_server_batches_its_calls(redis_url):
+    """Outside a process whose sockets gevent patched (threads, RQ workers, the command line),
+    every call keeps the plain path."""
+    client = _client(redis_url)
+    assert pipe_of(direct(client)) is None
+    assert Script(client, ECHO)._pipe is None
+
+
+def test_a_batch_without_a_connection_leaves_each_call_to_the_plain_path(redis_url, monkeypatch):
+    client = _client(redis_url)
+    sha = client.script_load(ECHO)
+    idle = direct(client)
+    take, refusals = idle.take, []
+
+    def none_the_first_time():
+        if not refusals:
+            refusals.append(1)
+            raise redis.ConnectionError("no connection available")
+        return take()
+
+    monkeypatch.setattr(idle, "take", none_the_first_time)
+    got = _in_one_turn(Pipe(idle), [("EVALSHA", sha, 1, "scripts:none", "v", 1)] * 3)
+    assert refusals and got == [[b"scripts:none", b"v", 2]] * 3
