@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import fakeredis
 import gevent
@@ -287,3 +288,38 @@ def test_a_batch_without_a_connection_leaves_each_call_to_the_plain_path(redis_u
     monkeypatch.setattr(idle, "take", none_the_first_time)
     got = _in_one_turn(Pipe(idle), [("EVALSHA", sha, 1, "scripts:none", "v", 1)] * 3)
     assert refusals and got == [[b"scripts:none", b"v", 2]] * 3
+
+
+_FAULTS_UNDER_GEVENT = """
+from gevent import monkey
+
+monkey.patch_all()
+
+import sys
+
+import pytest
+
+from service.store import scripts
+
+calls = []
+call = scripts.Pipe.call
+scripts.Pipe.call = lambda self, *args: calls.append(1) or call(self, *args)
+code = pytest.main(["-q", "-n", "0", "-p", "no:cacheprovider", "tests/test_redis_faults.py"])
+print("batched calls:", len(calls))
+sys.exit(code)
+"""
+
+
+@pytest.mark.slow
+def test_the_fault_scenarios_hold_where_script_calls_are_batched():
+    """tests/test_redis_faults.py again, in a process gevent patched as a server's is, where the
+    store's script calls go through `Pipe`: the same outcomes, whatever Redis does."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FAULTS_UNDER_GEVENT],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert int(done.stdout.rsplit("batched calls:", 1)[1].split()[0]) > 0

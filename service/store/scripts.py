@@ -99,7 +99,8 @@ class Pipe:
     written in one send on one connection and answered in the order sent (Redis answers a
     connection's commands in order): under load, fewer system calls and fewer wake-ups of
     Redis (docs/architecture.md#measured-shortcuts). `command` is the plain path, one call a
-    connection; a batch cut short sends each unanswered call again on it, with its retries."""
+    connection, which a call alone in its turn takes; a batch cut short sends each unanswered
+    call again on it, with redis-py's tries (one more in all than the plain path's)."""
 
     def __init__(self, idle: Idle) -> None:
         self.idle = idle
@@ -116,6 +117,9 @@ class Pipe:
     def _flush(self) -> None:
         batch, self.waiting = self.waiting, []
         self.batches, self.calls = self.batches + 1, self.calls + len(batch)
+        if len(batch) == 1:  # alone in its turn: the plain path, its tries counted the same
+            _, args, result = batch[0]
+            return _plain(self.idle, args, result)
         try:
             conn = self.idle.take()
         except BaseException:  # no connection: each call meets that on its own
