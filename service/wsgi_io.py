@@ -21,9 +21,8 @@ import gevent
 from gevent import pywsgi
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
-from . import handoff
 from .core.times import EverySecond
-from .handoff import Handoff
+from .handoff import Handoff, shared
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -254,13 +253,13 @@ class Guarded(OneSend):
     def passed_on(self) -> bool:
         """Whether the connection went to the worker that owns its game (service/handoff.py),
         counted against its address until then, as any connection is while its request comes."""
-        handoff = self.server.handoff
-        if handoff is None or self.passed_in:
+        passing = self.server.handoff
+        if passing is None or self.passed_in:
             return False
         started = time.monotonic()
-        head = handoff.peek(self.socket)
+        head = passing.peek(self.socket)
         self.waited_s = time.monotonic() - started  # the first request's headers had this long
-        return head is None or handoff.pass_on(self.socket, head, self.waited_s)
+        return head is None or passing.pass_on(self.socket, head, self.waited_s)
 
     def handle_one_request(self):
         if self.over_cap:
@@ -307,7 +306,7 @@ class Server(pywsgi.WSGIServer):
 
             settings = current()
         self.guard = Guard.of(settings, self.application)
-        folder = handoff.shared()
+        folder = shared()
         if folder is not None and not self.ssl_enabled:  # TLS: the state is this process's
             from .api.metrics import SOCKETS_PASSED
 
