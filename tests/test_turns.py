@@ -1,10 +1,16 @@
 """Two actions on one game in one process take turns (service/engine/turns.py): the second
-decides on the state the first appended, so it meets no conflict; and a turn not had in time goes
-ahead without it, correct all the same (the append is conditional)."""
+decides on the state the first appended, so it meets no conflict; where appends reach the store
+in the order sent, on the state the first's append will leave, its append right behind; and a
+turn not had in time, or a state that did not land, is decided again, correct all the same (the
+append is conditional)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import fakeredis
 
@@ -117,3 +123,187 @@ def test_a_spare_turn_serves_another_game_and_spares_are_bounded():
         turn.give()
     second.give()
     assert len(engine.turns._spare) == turns.SPARE and engine.turns._turns == {}
+
+
+def _in_order(engine: Engine, fail_first: bool = False) -> tuple[list[str], list[int]]:
+    """A store whose appends land in the order they are sent, as a server's do (one connection,
+    `Pipe`): the first append waits (up to 1 s) for another action to decide meanwhile, and the
+    appends sent meanwhile wait behind it. With `fail_first`, the first append is lost: a
+    conflict, as if another process had written first."""
+    engine.store.pipelined = True
+    log: list[str] = []
+    conflicts: list[int] = []
+    decided = threading.Event()
+    order = threading.Lock()
+    first = {"done": False, "inside": False}
+    append, seed = engine.store.append, engine.kept.seed
+
+    def ordered_append(game_id, expected, *args, **kwargs):
+        with order:
+            if not first["done"]:
+                first["done"] = first["inside"] = True
+                log.append("another decided meanwhile" if decided.wait(1.0) else "alone")
+                first["inside"] = False
+                if fail_first:
+                    conflicts.append(expected)
+                    raise Conflict(expected)
+            try:
+                return append(game_id, expected, *args, **kwargs)
+            except Conflict:
+                conflicts.append(expected)
+                raise
+
+    def seen_seed(game_id):
+        if first["inside"]:
+            decided.set()
+        return seed(game_id)
+
+    engine.store.append = ordered_append
+    engine.kept.seed = seen_seed
+    return log, conflicts
+
+
+def _flips_of_the_round(engine: Engine, gid: str, version: int) -> list[int]:
+    """The seats whose flip the log holds after `version`, in order."""
+    events = engine.store.events(gid, version, 100)
+    return [e["data"]["seat"] for e in events if e["type"] == "flipped"]
+
+
+def test_in_order_the_second_decides_on_the_firsts_append_under_way():
+    engine, gid = _engine_and_game()
+    version = engine.load(gid)["version"]
+    log, conflicts = _in_order(engine)
+    answers = _both_flip(engine, gid)
+    # seat 1 decided while seat 0's append was under way, and its append landed right behind
+    assert log == ["another decided meanwhile"] and conflicts == []
+    assert sorted(_flips_of_the_round(engine, gid, version)) == [0, 1]
+    assert max(state["version"] for _, state in answers) == engine.load(gid)["version"]
+    assert engine.turns._turns == {}  # both done: the turn forgotten, no state under way kept
+
+
+def test_in_order_a_state_that_did_not_land_is_decided_again():
+    engine, gid = _engine_and_game()
+    version = engine.load(gid)["version"]
+    log, conflicts = _in_order(engine, fail_first=True)
+    answers = _both_flip(engine, gid)
+    # seat 1 decided on seat 0's state, which never landed: its append found another tip, and
+    # both decided again on what the store holds; each flip is in the log once
+    assert log == ["another decided meanwhile"] and len(conflicts) >= 2
+    assert sorted(_flips_of_the_round(engine, gid, version)) == [0, 1]
+    assert all(answer is not None for answer in answers)
+    fresh = Engine(engine.store).load(gid)
+    assert fresh["version"] == engine.load(gid)["version"] == max(s["version"] for _, s in answers)
+
+
+def test_a_hold_hands_its_turn_on_and_forgets_a_state_that_landed():
+    engine = Engine(Store(fakeredis.FakeRedis()))
+    first = engine.turns.hold("a")
+    state = {"version": 3}
+    first.hand_on(state)
+    second = engine.turns.hold("a")  # had at once: the first's append is under way
+    assert second.basis() is state
+    first.landed(state)
+    assert second.basis() is None  # landed: the kept state is the one to decide on
+    first.end()
+    second.end()
+    assert engine.turns._turns == {}
+
+
+def test_a_state_under_way_is_cleared_only_by_its_own_append():
+    engine = Engine(Store(fakeredis.FakeRedis()))
+    first = engine.turns.hold("a")
+    mine, theirs = {"version": 3}, {"version": 4}
+    first.hand_on(mine)
+    second = engine.turns.hold("a")
+    second.hand_on(theirs)  # decided on `mine`, its append behind the first's
+    first.landed(mine)
+    third = engine.turns.hold("a")
+    assert third.basis() is theirs  # still under way: the next decides on it
+    for hold in (first, second, third):
+        hold.end()
+    assert engine.turns._turns == {}
+
+
+_UNDER_GEVENT = """
+import json
+import sys
+
+from gevent import monkey
+
+monkey.patch_all()
+
+import fakeredis
+import gevent
+
+from service.core.state import awaited
+from service.engine import Engine
+from service.store import Conflict, Store, clients
+
+AT = "2026-01-01T00:00:00Z"
+BODY = {"game": "bataille", "seats": [{"name": "a"}, {"name": "b"}], "seed": "ab" * 32}
+
+
+def engine_on(url):
+    client = clients.plain(url, pool_size=8, wait_s=1, socket_timeout=5, what="REDIS_URL")
+    return Engine(Store(client), test_games=True, clock=lambda: AT)
+
+
+def played(engine, at_once, gid):
+    engine.create({**BODY, "id": gid})
+    state = engine.load(gid)
+    while state["status"] != "finished" and state["version"] < 200:
+        seats = awaited(state)
+        if at_once:  # every awaited seat's flip from a greenlet of its own, in one loop turn
+            flips = [gevent.spawn(engine.act, gid, seat, {"type": "flip"}) for seat in seats]
+            gevent.joinall(flips, raise_error=True)
+        else:
+            for seat in seats:
+                engine.act(gid, seat, {"type": "flip"})
+        state = engine.load(gid)
+    return [(e["type"], e["data"]) for e in engine.store.events(gid, 0, 1000)]
+
+
+chained = engine_on(sys.argv[1])
+plain = Engine(Store(fakeredis.FakeRedis()), test_games=True, clock=lambda: AT)  # one by one
+conflicts = []
+append = chained.store.append
+
+
+def counted(game_id, expected, *args, **kwargs):
+    try:
+        return append(game_id, expected, *args, **kwargs)
+    except Conflict:
+        conflicts.append(expected)
+        raise
+
+
+chained.store.append = counted
+pipe = chained.store._append._pipe
+at_once = played(chained, True, sys.argv[2])
+print(json.dumps({
+    "pipelined": chained.store.pipelined,
+    "same": at_once == played(plain, False, sys.argv[2]),
+    "conflicts": conflicts,
+    "calls": pipe.calls,
+    "batches": pipe.batches,
+    "events": len(at_once),
+}))
+"""
+
+
+def test_under_gevent_two_flips_ride_in_one_send_and_play_as_taken_in_turn(redis_url):
+    """In a process gevent patched, as a server's is, on a real Redis: both flips of a round,
+    sent at once, go to Redis in one send, the second decided on the state the first's append
+    will leave, with no conflict; and the game's log is the one the same flips make taken one
+    after the other."""
+    done = subprocess.run(
+        [sys.executable, "-c", _UNDER_GEVENT, redis_url, "000000000000ab01"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["pipelined"] and got["same"] and got["conflicts"] == []
+    assert got["events"] > 20 and got["batches"] < got["calls"], got

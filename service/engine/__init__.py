@@ -32,7 +32,7 @@ from .loading import Kept, NotFound
 from .lobby import Lobby
 from .projections import Appended, Projections
 from .scheduling import Scheduler
-from .turns import Turns
+from .turns import Hold, Turns
 
 __all__ = ["Engine", "IdempotencyMismatch", "NotFound", "Stale", "new_game_id"]
 
@@ -352,12 +352,11 @@ class Engine:
         `idem_key` (scoped to the seat) a retry returns the first answer's events and appends
         nothing. Without `schedule` the caller enqueues what became due itself.
         """
-        turn = self.turns.take(game_id)
+        hold = self.turns.hold(game_id)
         try:
-            return self._act(game_id, seat, action, expected, idem_key, actor, schedule)
+            return self._act(game_id, seat, action, expected, idem_key, actor, schedule, hold)
         finally:
-            if turn is not None:
-                turn.give()
+            hold.end()
 
     def _act(
         self,
@@ -368,6 +367,7 @@ class Engine:
         idem_key: str | None,
         actor: Any,
         schedule: bool,
+        hold: Hold,
     ) -> tuple[list[dict], dict]:
         fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
         idem_hash = scoped(idem_key, f"seat:{seat}") if idem_key else None
@@ -378,7 +378,8 @@ class Engine:
         optimistic = idem_hash is None
         seed = None
         for _ in range(MAX_RETRIES):
-            cached = self.kept.cached(game_id) if optimistic else None
+            hold.again()
+            cached = (hold.basis() or self.kept.cached(game_id)) if optimistic else None
             state = cached if cached is not None else self.load(game_id)
             optimistic = False
             if idem_hash:
@@ -401,6 +402,8 @@ class Engine:
             idem = None
             if idem_hash:
                 idem = (idem_hash, {"fp": fp, "from": state["version"], "to": cmd.state["version"]})
+            if self.store.pipelined:  # the next action may decide on this one's state now
+                hold.hand_on(cmd.state)
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:
@@ -411,6 +414,8 @@ class Engine:
                 continue
             except Replayed as replay:
                 return self._replay_act(game_id, replay.record, fp)
+            finally:
+                hold.landed(cmd.state)
             if schedule:
                 self.scheduler.schedule(state, cmd.state)
             return cmd.events, cmd.state

@@ -112,6 +112,9 @@ class Store:
         # each append is published for the processes that follow the game; on a cluster
         # they read its stream instead (a PUBLISH there reaches every node)
         self.publishes = not self.clustered
+        # in a server, appends go to Redis in the order they are sent, a loop turn's in one
+        # send (scripts.Pipe): an action may decide on one whose append is still under way
+        self.pipelined = self._append.pipelined
 
     # -- writing -------------------------------------------------------------------------------
 

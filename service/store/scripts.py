@@ -168,6 +168,7 @@ class Script:
         self.sha = self.registered.sha
         self._idle = direct(client)
         self._pipe = pipe(self._idle)
+        self.pipelined = self._pipe is not None
 
     def __call__(self, keys: list | tuple = (), args: list | tuple = ()) -> Any:
         idle = self._idle
