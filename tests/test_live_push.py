@@ -1,8 +1,11 @@
-"""Following games by the batches their appends publish (service/live/push.py) against each
-game's own follower reading its stream (`Channel._run`, what a cluster uses): the same frames
-for every audience, and nothing lost when a message is."""
+"""Following games by the batches their appends publish (service/live/push.py), or by this
+process's own appends as they answer (`Channel.appended`), against each game's own follower
+reading its stream (`Channel._run`, what a cluster uses): the same frames for every audience,
+and nothing lost when a message is."""
 
 from __future__ import annotations
+
+import time
 
 import fakeredis
 import pytest
@@ -12,7 +15,8 @@ from service.core.state import awaited
 from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.live import Hub, LiveSettings
-from service.store import Store
+from service.live import hub as live_hub
+from service.store import Store, first_pushed, live_channel, pushed
 from service.store.clients import own_pool
 from tests.support.processes import wait_until
 
@@ -62,9 +66,16 @@ def _versions(frames, version: int) -> list[int]:
     return [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
 
 
-def test_pushed_batches_make_the_frames_a_follower_of_the_stream_makes(client):
+def _elsewhere(client: redis.Redis) -> Engine:
+    """Another process's engine on the same store: its appends reach a hub by their messages."""
+    return Engine(Store(client), QueueDispatcher())
+
+
+@pytest.mark.parametrize("appender", ["another process", "this process"])
+def test_pushed_batches_make_the_frames_a_follower_of_the_stream_makes(client, appender):
     engine = Engine(Store(client), QueueDispatcher())
     gid = _game(engine)
+    actor = engine if appender == "this process" else _elsewhere(client)
     settings = LiveSettings(per_client=0, backlog=1000)
     pushed = Hub(engine, settings)
     read = Hub(engine, settings, follow=Store(own_pool(client)).follow)
@@ -78,7 +89,7 @@ def test_pushed_batches_make_the_frames_a_follower_of_the_stream_makes(client):
         hub.channels[gid].follow()
     state = engine.load(gid)
     for _ in range(40):  # one batch at a time, so that both cut the log into the same batches
-        state = _flip(engine, gid)
+        state = _flip(actor, gid)
         for hub in (pushed, read):
             channel = hub.channels[gid]
             assert wait_until(lambda c=channel, v=state["version"]: c.state["version"] == v, 10)
@@ -94,19 +105,21 @@ def test_pushed_batches_make_the_frames_a_follower_of_the_stream_makes(client):
 
 
 def test_a_lost_message_is_read_from_the_stream():
-    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    client = fakeredis.FakeRedis()
+    engine = Engine(Store(client), QueueDispatcher())
     gid = _game(engine)
     hub = Hub(engine, LiveSettings(per_client=0))
     frames, channel = _spectator(hub, gid)
-    state = _flip(engine, gid)  # pushed once the subscription holds
+    other = _elsewhere(client)
+    state = _flip(other, gid)  # pushed once the subscription holds
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     reads = []
     caught_up = channel.caught_up
     channel.caught_up = lambda: reads.append(1) or caught_up()
-    engine.store.publishes = False  # this append's message never comes
-    _flip(engine, gid)
-    engine.store.publishes = True
-    state = _flip(engine, gid)  # its message does not follow on: the channel reads the stream
+    other.store.publishes = False  # this append's message never comes
+    _flip(other, gid)
+    other.store.publishes = True
+    state = _flip(other, gid)  # its message does not follow on: the channel reads the stream
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     assert reads == [1]
     assert _versions(frames, state["version"]) == list(range(3, state["version"] + 1))
@@ -122,8 +135,9 @@ def test_a_dropped_connection_misses_nothing(real_redis):
     state = _flip(engine, gid)
     assert wait_until(lambda: channel.state["version"] == state["version"], 10)
     real_redis.client_kill_filter(_type="pubsub")  # the process's listener is cut
+    other = _elsewhere(real_redis)
     for _ in range(3):  # appended while it reconnects: read from the stream once subscribed
-        state = _flip(engine, gid)
+        state = _flip(other, gid)
     assert _versions(frames, state["version"]) == list(range(3, state["version"] + 1))
     frames.close()
     hub.close()
@@ -146,4 +160,79 @@ def test_a_game_nobody_reads_and_a_finished_game_are_no_longer_followed(real_red
     assert f"id: {state['version']}\n".encode() in _read([frames], state["version"])[0]
     frames.close()
     assert hub.stats()["games"] == 0
+    hub.close()
+
+
+def test_a_message_reads_its_first_version_as_its_json_does(real_redis):
+    """What the append script publishes starts with its first event's version, which a process
+    reads without reading the JSON (`first_pushed`)."""
+    engine = Engine(Store(real_redis), QueueDispatcher())
+    gid = _game(engine)
+    listener = real_redis.pubsub()
+    listener.subscribe(live_channel(gid))
+    assert wait_until(lambda: listener.get_message(timeout=0.1) is not None, 10)
+    for _ in range(3):
+        _flip(engine, gid)
+    got = []
+    while len(got) < 3:
+        message = listener.get_message(timeout=5)
+        assert message is not None
+        if message["type"] == "message":
+            got.append(message["data"])
+    listener.close()
+    for data in got:
+        assert first_pushed(data) == pushed(data)[0]["version"]
+    assert first_pushed(b"[]") is None and first_pushed(b"nonsense") is None
+
+
+def test_this_processs_batches_are_not_read_again_from_their_messages(real_redis, monkeypatch):
+    """A batch this process appended is published as its append answers; its message, when
+    the listener reads it, is told apart by its first version, without reading its JSON."""
+    engine = Engine(Store(real_redis), QueueDispatcher())
+    gid = _game(engine)
+    hub = Hub(engine, LiveSettings(per_client=0))
+    frames, channel = _spectator(hub, gid)
+    listener = real_redis.pubsub()
+    listener.subscribe(live_channel(gid))
+    assert wait_until(lambda: listener.get_message(timeout=0.1) is not None, 10)
+    for _ in range(3):
+        state = _flip(engine, gid)
+        assert channel.state is state  # published by the time the act returns
+    messages = []
+    while len(messages) < 3:
+        message = listener.get_message(timeout=5)
+        assert message is not None
+        if message["type"] == "message":
+            messages.append(message["data"])
+    listener.close()
+    read: list[bytes] = []
+    monkeypatch.setattr(live_hub, "pushed", lambda data: read.append(data) or pushed(data))
+    seq = channel.next_seq
+    for data in messages:
+        channel.pushed(data)
+    assert read == [] and channel.next_seq == seq
+    assert _versions(frames, state["version"]) == list(range(3, state["version"] + 1))
+    frames.close()
+    hub.close()
+
+
+def test_an_append_is_published_as_it_answers_only_where_it_follows_on():
+    """`Channel.appended` (what this process's appends call): a batch after a gap is left to
+    the messages (which bring what is missing first); one already held is not held twice."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid = _game(engine)
+    quiet = lambda game_id, after, block_ms: time.sleep(block_ms / 1000) or []  # noqa: E731
+    hub = Hub(engine, LiveSettings(per_client=0), follow=quiet)  # no message, no listener
+    frames, channel = _spectator(hub, gid)
+    first = engine.act(gid, awaited(channel.state)[0], {"type": "flip"})
+    second = engine.act(gid, awaited(first[1])[0], {"type": "flip"})
+    seq = channel.next_seq
+    channel.appended(*second)  # after a gap: not published
+    assert channel.next_seq == seq and channel.state["version"] < first[1]["version"]
+    channel.appended(*first)
+    channel.appended(*first)  # held already
+    channel.appended(*second)
+    assert channel.next_seq == seq + 2 and channel.state is second[1]
+    assert _versions(frames, second[1]["version"]) == list(range(3, second[1]["version"] + 1))
+    frames.close()
     hub.close()

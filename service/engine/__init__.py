@@ -13,6 +13,8 @@ import json
 import logging
 import secrets as _secrets
 import time
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from ..core import advice, command, signing
@@ -82,6 +84,14 @@ class Engine:
         self.turns = Turns()
         self.projections = Projections(store, lambda: bool(self.games_per_client))
         self.keys: Keyring | None = None  # the deployment's signing key (None: logs unsigned)
+        self.listeners: list[weakref.WeakMethod] = []  # see `listen`
+
+    def listen(self, listener: Callable[[str, list[dict], dict], None]) -> None:
+        """Call the bound method `listener(game_id, events, state)` after each append this
+        engine makes (the live hub publishes the batch at once); held weakly, so its object
+        may go."""
+        self.listeners = [ref for ref in self.listeners if ref() is not None]
+        self.listeners.append(weakref.WeakMethod(listener))  # type: ignore[arg-type]
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -452,6 +462,7 @@ class Engine:
             "bot_moves": 1 if cmd.actor == "bot" else 0,
             "timers_fired": 1 if cmd.actor == "clock" else 0,
         }
+        self.kept.decided(game_id, cmd.state)
         try:
             self.store.append(
                 game_id,
@@ -471,6 +482,10 @@ class Engine:
                 self.kept.forget(game_id)
             raise
         self.kept.remember(game_id, cmd.state)
+        for ref in self.listeners:
+            listener = ref()
+            if listener is not None:
+                listener(game_id, cmd.events, cmd.state)
         if log.isEnabledFor(logging.INFO):  # off under gunicorn (WARNING): no record built there
             types = [e["type"] for e in cmd.events]
             log.info("appended", extra={"game": game_id, "version": new, "event_types": types})

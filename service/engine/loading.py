@@ -17,6 +17,7 @@ from ..core.state import apply, clone, fold
 from ..store import Store
 
 PAST_STATES = 256
+DECIDED = 64  # states decided by appends under way or just done, kept for the followers
 
 
 class NotFound(Exception):
@@ -33,6 +34,7 @@ class Kept:
         self._seeds: OrderedDict[str, bytes] = OrderedDict()
         self._token_digests: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._past: OrderedDict[tuple[str, int], dict] = OrderedDict()
+        self._decided: OrderedDict[tuple[str, int], dict] = OrderedDict()  # see `decided`
 
     def load(self, game_id: str, at: int | None = None) -> dict:
         """The game's state, now or as of version `at`.
@@ -100,6 +102,22 @@ class Kept:
 
     def cached(self, game_id: str) -> dict | None:
         return self._states.get(game_id)
+
+    def decided(self, game_id: str, state: dict) -> None:
+        """A state this process decided and is appending, for whoever folds the same events
+        meanwhile (a follower whose message came before the append's answer); it may never
+        land, so `at` checks the hash of its last event."""
+        self._decided[(game_id, state["version"])] = state
+        while len(self._decided) > DECIDED:
+            with suppress(KeyError):
+                self._decided.popitem(last=False)
+
+    def at(self, game_id: str, version: int, tip: str) -> dict | None:
+        """The state this process kept or decided at `version`, if its tip's hash is `tip`."""
+        for state in (self._states.get(game_id), self._decided.get((game_id, version))):
+            if state is not None and state["version"] == version and state["hash"] == tip:
+                return state
+        return None
 
     def forget(self, game_id: str) -> None:
         """Drop the kept state: the store disagrees with it (an append found another tip)."""

@@ -26,7 +26,7 @@ from ..core.state import apply, clone
 from ..core.views import game_view
 from ..engine import Engine
 from ..engine.caps import capped
-from ..store import Store
+from ..store import Store, first_pushed, pushed
 from ..store.clients import own_pool
 from . import sse
 from .push import Push
@@ -169,11 +169,28 @@ class Channel:
             return
         threading.Thread(target=self._run, name=f"follow-{self.game_id}", daemon=True).start()
 
-    def pushed(self, events: list[dict]) -> None:
-        """A batch published by its append: published here unless this process has it already;
-        one that does not follow on from what the channel holds (a message lost) makes it read
-        its stream."""
+    def appended(self, events: list[dict], state: dict) -> None:
+        """A batch this process appended, published as its append answered, with the state the
+        append decided (no fold, no wait for its message, which then finds it here already);
+        one that does not follow on from what the channel holds is left to its message."""
+        known = self.state
+        if (
+            self.following
+            and known is not None
+            and events[0]["version"] == known["version"] + 1
+            and events[0].get("prev") == known.get("hash")
+        ):
+            self._add(events, state, known)
+
+    def pushed(self, data: bytes) -> None:
+        """A batch published by its append: published here unless this process has it already
+        (told from the message's first version, before its JSON is read); one that does not
+        follow on from what the channel holds (a message lost) makes it read its stream."""
         version = self.state["version"]
+        first = first_pushed(data)
+        if first is not None and first <= version:  # a message is one whole append
+            return
+        events = pushed(data)
         if events[-1]["version"] <= version:
             return
         if events[0]["version"] > version + 1:
@@ -231,7 +248,18 @@ class Channel:
                 events = events + engine.all_events(self.game_id, last, state["version"] - last)
             elif state["version"] < last:  # pragma: no cover - a load reads after the follow
                 return
+        self._add(events, state, None)
+
+    def _add(self, events: list[dict], state: dict, after: dict | None) -> None:
+        """Publish `events` and the state they leave: only if the channel is still at `after`
+        (when given), and only the events it does not hold yet (it was published meanwhile
+        from the other side: this process's append, or its message)."""
         with self.lock:
+            held = self.state["version"]
+            if (after is not None and self.state is not after) or events[-1]["version"] <= held:
+                return
+            if events[0]["version"] <= held:
+                events = [e for e in events if e["version"] > held]
             batch = Batch(self.next_seq, events, state)
             self.batches.append(batch)
             self.next_seq += 1
@@ -255,9 +283,9 @@ class Channel:
     def _continued(self, events: list[dict]) -> dict:
         """The state after `events`, which continue the chain the follower holds."""
         games, last = self.hub.engine.kept, events[-1]
-        kept = games.cached(self.game_id)
-        if kept is not None and kept["version"] == last["version"] and kept["hash"] == last["hash"]:
-            return kept  # appended by this process: the state its engine kept is theirs
+        kept = games.at(self.game_id, last["version"], last["hash"])
+        if kept is not None:
+            return kept  # appended by this process: the state its engine decided is theirs
         # folded onto the follower's state, the events make the batch's state without another
         # round trip; the engine keeps it too, so an action posted here decides on it
         state = clone(self.state)
@@ -280,6 +308,8 @@ class Hub:
         self.engine = engine
         self.settings = settings or LiveSettings()
         self.follow = follow or Store(own_pool(engine.store.redis)).follow
+        if follow is None:  # a test's `follow` alone says when a batch arrives
+            engine.listen(self._appended)
         # with a `follow` of its own (a test's), or on a cluster: a follower for each game
         self.push = (
             Push(self, engine.store.redis) if follow is None and engine.store.publishes else None
@@ -336,6 +366,12 @@ class Hub:
             subscription.close()
             raise
         return subscription
+
+    def _appended(self, game_id: str, events: list[dict], state: dict) -> None:
+        """An append of this process: published at once if the game is followed here."""
+        channel = self.channels.get(game_id)
+        if channel is not None:
+            channel.appended(events, state)
 
     def _tick(self) -> None:
         """Wake the streams of every game idle for `idle_s`, so each sends its keep-alive or

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import redis
 
-from ..store import live_channel, pushed
+from ..store import live_channel
 from ..store.clients import listener
 
 log = logging.getLogger("batayo.live")
@@ -28,7 +28,7 @@ class Channel(Protocol):
     game_id: str
     state: dict | None
 
-    def pushed(self, events: list[dict]) -> None: ...
+    def pushed(self, data: bytes) -> None: ...
 
     def caught_up(self) -> None: ...
 
@@ -143,7 +143,7 @@ class Push:
             self._caught_up(channel)
         elif message["type"] == "message":
             try:
-                channel.pushed(pushed(message["data"]))
+                channel.pushed(message["data"])
             except redis.RedisError:
                 self.unsure.add(channel)
         if channel.state is not None and channel.state["status"] == "finished":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 from collections.abc import Iterator
 
@@ -69,6 +70,16 @@ def pushed(data: bytes) -> list[dict]:
     """The events of one message of a game's live channel (the JSON array the append script
     makes of their entries; json, not orjson, as `_event` says)."""
     return json.loads(data)
+
+
+_FIRST_PUSHED = re.compile(rb'\[\{"version":(\d+),')
+
+
+def first_pushed(data: bytes) -> int | None:
+    """The version of the first event of a live channel's message, read without its JSON (an
+    event's `version` is its first field), or None."""
+    found = _FIRST_PUSHED.match(data)
+    return int(found[1]) if found else None
 
 
 def _entries(events: list[dict]) -> list[bytes]:
