@@ -3,13 +3,15 @@ process: one follower of the game, one fan-out, no wait on another process's app
 
 `Handoff.peek` looks at a new connection without reading it; `Handoff.pass_on` sends a player's
 socket whose game another worker owns to that worker, unread (SCM_RIGHTS over a Unix datagram
-socket). Anything else, and any failure on the way, is served where it was accepted.
+socket). Anything else, and any failure on the way, is served where it was accepted. A new
+game's id is drawn so that the worker with the fewest games owns it (`Handoff.game_id`).
 Why: docs/architecture.md, "The game's WebSocket" and "Measured shortcuts".
 """
 
 from __future__ import annotations
 
 import array
+import contextlib
 import os
 import re
 import socket
@@ -25,6 +27,8 @@ from gevent import socket as gsocket
 _FOLDER: Path | None = None  # the workers' addresses: set in gunicorn's master, inherited
 PEEK = 4096  # enough for a socket's request line and its usual header fields
 SEND_TIMEOUT_S = 1.0  # an owner that takes no connection for this long: served here instead
+DRAWS = 32  # ids drawn at most for one that the least busy worker owns
+RECENT_S = 1.0  # a worker's games count those given it this long ago, not yet in its report
 PLAYER_SOCKET = re.compile(rb"GET /v1/games/([^/?# ]{1,128})/socket[ ?]")
 IDENTIFIED = re.compile(rb"\r\n(?:authorization:|sec-websocket-protocol:[^\r\n]*batayo\.v1)", re.I)
 _FD = array.array("i", [0]).itemsize
@@ -44,10 +48,15 @@ def address(folder: Path, worker: int) -> Path:
     return folder / f"{worker}.sock"
 
 
+def load_file(folder: Path, worker: int) -> Path:
+    return folder / f"{worker}.load"
+
+
 def forget(folder: Path | None, worker: int) -> None:
     """A stopped worker's address goes, so that no game is owned by it any more."""
     if folder is not None:
         address(folder, worker).unlink(missing_ok=True)
+        load_file(folder, worker).unlink(missing_ok=True)
 
 
 def player_game(head: bytes) -> str | None:
@@ -75,6 +84,9 @@ class Handoff:
         self.wait_s = wait_s  # the longest wait for a request's first bytes (0: no limit)
         self.counted = counted  # the app's count of connections passed on, if it keeps one
         self.inbox: Any = None
+        self.reported = -1  # the count of games this worker last wrote to its load file
+        self.given: list[tuple[float, int]] = []  # (when, worker) of the ids drawn here lately
+        self.turn = 0  # among equally busy workers, whose turn it is
 
     def listen(self, serve: Callable[[Any, Any, float], Any]) -> None:
         inbox = gsocket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -90,6 +102,54 @@ class Handoff:
 
     def workers(self) -> list[int]:
         return [int(p.stem) for p in self.folder.glob("*.sock") if p.stem.isdigit()]
+
+    def report(self, games: int) -> None:
+        """This worker follows `games` games now: what the others read when they draw an id."""
+        if games != self.reported:
+            path = load_file(self.folder, self.me)
+            draft = path.with_suffix(".draft")
+            with contextlib.suppress(OSError):  # the folder is going: the server is stopping
+                draft.write_bytes(b"%d" % games)
+                draft.replace(path)  # whole: a reader never sees it half written
+                self.reported = games
+
+    def loads(self, workers: list[int]) -> dict[int, int]:
+        """Each worker's count of games: its last report, and the ids drawn for it here since
+        that report (for `RECENT_S` at most), which it may not count yet."""
+        now = time.time()
+        self.given = [(at, w) for at, w in self.given if now - at < RECENT_S]
+        loads, reported = dict.fromkeys(workers, 0), dict.fromkeys(workers, 0.0)
+        for worker in workers:
+            path = load_file(self.folder, worker)
+            with contextlib.suppress(OSError, ValueError):  # not reported yet: none
+                reported[worker] = path.stat().st_mtime
+                loads[worker] = int(path.read_bytes() or 0)
+        for at, worker in self.given:
+            if worker in loads and at >= reported[worker]:
+                loads[worker] += 1
+        return loads
+
+    def game_id(self, draw: Callable[[], str]) -> str:
+        """A new game's id, drawn (with `draw`) until the worker with the fewest games owns it,
+        so that games spread evenly over the workers (equally busy ones take turns). An even
+        spread matters: a game's moves wait in its worker's queue."""
+        workers = self.workers()
+        game = draw()
+        if len(workers) < 2:
+            return game
+        loads = self.loads(workers)
+        fewest = min(loads.values())
+        least = sorted(w for w in workers if loads[w] == fewest)
+        wanted = least[self.turn % len(least)]
+        self.turn += 1
+        for _ in range(DRAWS):
+            if owner(game, workers) == wanted:
+                break
+            game = draw()
+        else:
+            wanted = owner(game, workers)
+        self.given.append((time.time(), wanted))
+        return game
 
     def peek(self, conn: Any) -> bytes | None:
         """The start of `conn`'s request, left unread; None when no byte came within the header

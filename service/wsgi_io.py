@@ -10,6 +10,7 @@ Why: docs/architecture.md, "Serving: gevent, no thread per stream" and "Measured
 
 from __future__ import annotations
 
+import functools
 import gc
 import io
 import time
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 # the collector's thresholds in a server process: a young generation of this many objects before
 # a collection, and older ones collected more rarely in proportion (see `collect_less`)
 COLLECTOR_THRESHOLDS = (50_000, 20, 100)
+REPORT_S = 0.1  # how often a worker tells the others how many games it follows
 MAX_LINE = 65536  # http.client's limits, which gevent's parser had
 MAX_FIELDS = 100
 _END = (b"\r\n", b"\n", b"")
@@ -320,6 +322,19 @@ class Server(pywsgi.WSGIServer):
                 self.handoff.listen(self.served_here)
             except OSError:  # another server of this worker listens: this one passes nothing
                 self.handoff = None
+                return
+            extensions = getattr(self.application, "extensions", {})
+            engine, hub = extensions.get("batayo.engine"), extensions.get("batayo.live")
+            if engine is not None and hub is not None:  # new games go to the least busy worker
+                draw = engine.new_game_id
+                engine.new_game_id = functools.partial(self.handoff.game_id, draw)
+                gevent.spawn(self._report, hub)
+
+    def _report(self, hub: Any) -> None:
+        """This worker's count of games, for the others to read, while it serves."""
+        while self.handoff is not None and not self.closed:
+            self.handoff.report(hub.stats()["games"])
+            gevent.sleep(REPORT_S)
 
     def served_here(self, sock: Any, address: Any, waited_s: float) -> None:
         """A connection another worker passed on, whose request took `waited_s` there so far:

@@ -65,6 +65,41 @@ def test_every_worker_names_the_same_owner_and_games_spread():
     assert {w: owners.count(w) for w in workers} == {w: pytest.approx(100, abs=30) for w in workers}
 
 
+def _loads(folder: Path, loads: dict[int, int]) -> Handoff:
+    """Workers with these counts of games, as their reports say; worker 1's end."""
+    for worker, games in loads.items():
+        handoff.address(folder, worker).touch()
+        Handoff(folder, me=worker).report(games)
+    return Handoff(folder, me=1)
+
+
+def test_a_new_games_id_is_owned_by_the_worker_with_the_fewest_games(tmp_path):
+    mine = _loads(tmp_path, {1: 7, 2: 3, 3: 5})
+    drawn = iter(f"{n:016x}" for n in range(1000))
+    game = mine.game_id(lambda: next(drawn))
+    assert owner(game, [1, 2, 3]) == 2
+    # given to worker 2 a moment ago: counted there until its own report does
+    assert mine.loads([1, 2, 3]) == {1: 7, 2: 4, 3: 5}
+
+
+def test_equally_busy_workers_take_turns_and_spread_evenly(tmp_path):
+    mine = _loads(tmp_path, {1: 0, 2: 0})
+    drawn = iter(f"{n:016x}" for n in range(10_000))
+    owners = [owner(mine.game_id(lambda: next(drawn)), [1, 2]) for _ in range(40)]
+    assert owners.count(1) == owners.count(2) == 20
+
+
+def test_one_worker_draws_any_id(tmp_path):
+    mine = _loads(tmp_path, {1: 4})
+    assert mine.game_id(lambda: "00000000000000aa") == "00000000000000aa"
+
+
+def test_a_forgotten_worker_leaves_no_count(tmp_path):
+    mine = _loads(tmp_path, {1: 2, 2: 9})
+    handoff.forget(tmp_path, 2)
+    assert not handoff.load_file(tmp_path, 2).exists() and mine.workers() == [1]
+
+
 def _app(name: str):
     """Answers with the server's name and the request as it arrived, so that a test sees who
     served it and that nothing of it was read on the way."""
@@ -273,6 +308,33 @@ def test_a_killed_worker_leaves_every_players_socket_served(tmp_path, redis_url)
         # its replacement listens, the dead one's address is gone (and a stop is prompt)
         assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 20)
         assert not handoff.address(folder, int(workers[0])).exists()
+        assert "Traceback" not in server.text()
+    finally:
+        server.stop()
+
+
+def test_games_spread_evenly_over_gunicorns_workers(tmp_path, redis_url):
+    """gunicorn's workers: games created one after the other, their players connected, are
+    owned half by each worker, and each worker reports its count."""
+    env = {"WEB_CONCURRENCY": "2", "BATAYO_RATE_LIMIT_TOKEN": "0", "TMPDIR": str(tmp_path)}
+    server = production(tmp_path, redis_url, env)
+    try:
+        (folder,) = tmp_path.glob("batayo-workers-*")
+        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 10)
+        pids = [int(p.stem) for p in folder.glob("*.sock")]
+        sockets, owners = [], []
+        for _ in range(8):
+            gid, tokens = new_game(server.port)
+            owners.append(owner(gid, pids))
+            ws = open_socket(server.port, gid, tokens[0])
+            assert json.loads(ws.recv(timeout=10))["event"]["version"] == 1
+            sockets.append(ws)
+            time.sleep(2 * wsgi_io.REPORT_S)  # its owner's report counts it
+        assert sorted(owners.count(pid) for pid in pids) == [4, 4]
+        reported = {pid: int(handoff.load_file(folder, pid).read_bytes()) for pid in pids}
+        assert reported == {pid: 4 for pid in pids}
+        for ws in sockets:
+            ws.close()
         assert "Traceback" not in server.text()
     finally:
         server.stop()

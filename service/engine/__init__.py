@@ -85,6 +85,9 @@ class Engine:
         self.projections = Projections(store, lambda: bool(self.games_per_client))
         self.keys: Keyring | None = None  # the deployment's signing key (None: logs unsigned)
         self.listeners: list[weakref.WeakMethod] = []  # see `listen`
+        # how a new game's id is drawn: a server of several workers draws one its least busy
+        # worker owns (service/handoff.py)
+        self.new_game_id: Callable[[], str] = new_game_id
 
     def listen(self, listener: Callable[[str, list[dict], dict], None]) -> None:
         """Call the bound method `listener(game_id, events, state)` after each append this

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,9 @@ class Plan:
     fixed_id: bool = False
 
 
-def plan(body: dict, test_games: bool, bot_pace_ms: int = 0) -> Plan:
+def plan(
+    body: dict, test_games: bool, bot_pace_ms: int = 0, new_id: Callable[[], str] = new_game_id
+) -> Plan:
     """Check a create request against the game's rules; what the engine needs to create it.
     `bot_pace_ms` is the server's pace for a game with a human seat whose request names none."""
     name = body["game"]
@@ -72,7 +75,7 @@ def plan(body: dict, test_games: bool, bot_pace_ms: int = 0) -> Plan:
             seats.append({"seat": i, "open": True})
         else:
             seats.append({"seat": i, "name": s["name"], "client_seed": s.get("client_seed")})
-    game_id = fixed or (_test_id(seed, name, options, seats) if seed else new_game_id())
+    game_id = fixed or (_test_id(seed, name, options, seats) if seed else new_id())
     return Plan(
         id=game_id,
         game=name,

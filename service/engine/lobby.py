@@ -68,7 +68,9 @@ class Lobby:
 
         An idempotency key is scoped to the `client` (its address): the answer holds tokens, so
         a key guessed by someone else must not replay it to them."""
-        planned = plan(body, self.engine.test_games, self.engine.bot_pace_ms)
+        planned = plan(
+            body, self.engine.test_games, self.engine.bot_pace_ms, self.engine.new_game_id
+        )
         claim = f"create:{scoped(idem_key, client)}" if idem_key else None
         if claim:
             fp = fingerprint(body)
