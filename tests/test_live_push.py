@@ -163,23 +163,28 @@ def test_a_game_nobody_reads_and_a_finished_game_are_no_longer_followed(real_red
     hub.close()
 
 
-def test_a_message_reads_its_first_version_as_its_json_does(real_redis):
-    """What the append script publishes starts with its first event's version, which a process
-    reads without reading the JSON (`first_pushed`)."""
-    engine = Engine(Store(real_redis), QueueDispatcher())
-    gid = _game(engine)
-    listener = real_redis.pubsub()
+def _messages(client: redis.Redis, gid: str, act, count: int) -> list[bytes]:
+    """The messages of `gid`'s live channel while `act` runs, `count` of them."""
+    listener = client.pubsub()
     listener.subscribe(live_channel(gid))
     assert wait_until(lambda: listener.get_message(timeout=0.1) is not None, 10)
-    for _ in range(3):
-        _flip(engine, gid)
+    act()
     got = []
-    while len(got) < 3:
+    while len(got) < count:
         message = listener.get_message(timeout=5)
         assert message is not None
         if message["type"] == "message":
             got.append(message["data"])
     listener.close()
+    return got
+
+
+def test_a_message_reads_its_first_version_as_its_json_does(real_redis):
+    """What the append script publishes starts with its first event's version, which a process
+    reads without reading the JSON (`first_pushed`)."""
+    engine = Engine(Store(real_redis), QueueDispatcher())
+    gid = _game(engine)
+    got = _messages(real_redis, gid, lambda: [_flip(engine, gid) for _ in range(3)], 3)
     for data in got:
         assert first_pushed(data) == pushed(data)[0]["version"]
     assert first_pushed(b"[]") is None and first_pushed(b"nonsense") is None
@@ -192,19 +197,15 @@ def test_this_processs_batches_are_not_read_again_from_their_messages(real_redis
     gid = _game(engine)
     hub = Hub(engine, LiveSettings(per_client=0))
     frames, channel = _spectator(hub, gid)
-    listener = real_redis.pubsub()
-    listener.subscribe(live_channel(gid))
-    assert wait_until(lambda: listener.get_message(timeout=0.1) is not None, 10)
-    for _ in range(3):
-        state = _flip(engine, gid)
-        assert channel.state is state  # published by the time the act returns
-    messages = []
-    while len(messages) < 3:
-        message = listener.get_message(timeout=5)
-        assert message is not None
-        if message["type"] == "message":
-            messages.append(message["data"])
-    listener.close()
+    states: list[dict] = []
+
+    def flips() -> None:
+        for _ in range(3):
+            states.append(_flip(engine, gid))
+            assert channel.state is states[-1]  # published by the time the act returns
+
+    messages = _messages(real_redis, gid, flips, 3)
+    state = states[-1]
     read: list[bytes] = []
     monkeypatch.setattr(live_hub, "pushed", lambda data: read.append(data) or pushed(data))
     seq = channel.next_seq

@@ -6,6 +6,7 @@ append is conditional)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -28,32 +29,43 @@ def _engine_and_game() -> tuple[Engine, str]:
     return svc.engine, created["id"]
 
 
-def _watch(engine: Engine) -> tuple[list[str], list[int]]:
+def _watch(
+    engine: Engine, in_order: bool = False, fail_first: bool = False
+) -> tuple[list[str], list[int]]:
     """Record appends and conflicts; the first append waits (up to 1 s) for another action to
-    decide meanwhile, which only happens if the two do not take turns."""
+    decide meanwhile, which only happens if the two do not take turns, or if the turn is handed
+    on. `in_order`: a store whose appends land in the order sent, as a server's do (one
+    connection, `Pipe`), the appends sent meanwhile waiting behind the first. `fail_first`: the
+    first append is lost, a conflict, as if another process had written first."""
+    engine.store.pipelined = in_order
     log: list[str] = []
     conflicts: list[int] = []
     first = {"inside": False, "done": False}
     decided = threading.Event()
+    order = threading.Lock() if in_order else contextlib.nullcontext()
     append, seed = engine.store.append, engine.kept.seed
 
-    def slow_append(game_id, expected, *args, **kwargs):
-        if not first["done"]:
-            first["done"] = first["inside"] = True
-            log.append("another decided meanwhile" if decided.wait(1.0) else "alone")
-            first["inside"] = False
-        try:
-            return append(game_id, expected, *args, **kwargs)
-        except Conflict:
-            conflicts.append(expected)
-            raise
+    def watched_append(game_id, expected, *args, **kwargs):
+        with order:
+            if not first["done"]:
+                first["done"] = first["inside"] = True
+                log.append("another decided meanwhile" if decided.wait(1.0) else "alone")
+                first["inside"] = False
+                if fail_first:
+                    conflicts.append(expected)
+                    raise Conflict(expected)
+            try:
+                return append(game_id, expected, *args, **kwargs)
+            except Conflict:
+                conflicts.append(expected)
+                raise
 
     def seen_seed(game_id):  # read by every decision, just before it is made
         if first["inside"]:
             decided.set()
         return seed(game_id)
 
-    engine.store.append = slow_append
+    engine.store.append = watched_append
     engine.kept.seed = seen_seed
     return log, conflicts
 
@@ -125,44 +137,6 @@ def test_a_spare_turn_serves_another_game_and_spares_are_bounded():
     assert len(engine.turns._spare) == turns.SPARE and engine.turns._turns == {}
 
 
-def _in_order(engine: Engine, fail_first: bool = False) -> tuple[list[str], list[int]]:
-    """A store whose appends land in the order they are sent, as a server's do (one connection,
-    `Pipe`): the first append waits (up to 1 s) for another action to decide meanwhile, and the
-    appends sent meanwhile wait behind it. With `fail_first`, the first append is lost: a
-    conflict, as if another process had written first."""
-    engine.store.pipelined = True
-    log: list[str] = []
-    conflicts: list[int] = []
-    decided = threading.Event()
-    order = threading.Lock()
-    first = {"done": False, "inside": False}
-    append, seed = engine.store.append, engine.kept.seed
-
-    def ordered_append(game_id, expected, *args, **kwargs):
-        with order:
-            if not first["done"]:
-                first["done"] = first["inside"] = True
-                log.append("another decided meanwhile" if decided.wait(1.0) else "alone")
-                first["inside"] = False
-                if fail_first:
-                    conflicts.append(expected)
-                    raise Conflict(expected)
-            try:
-                return append(game_id, expected, *args, **kwargs)
-            except Conflict:
-                conflicts.append(expected)
-                raise
-
-    def seen_seed(game_id):
-        if first["inside"]:
-            decided.set()
-        return seed(game_id)
-
-    engine.store.append = ordered_append
-    engine.kept.seed = seen_seed
-    return log, conflicts
-
-
 def _flips_of_the_round(engine: Engine, gid: str, version: int) -> list[int]:
     """The seats whose flip the log holds after `version`, in order."""
     events = engine.store.events(gid, version, 100)
@@ -172,7 +146,7 @@ def _flips_of_the_round(engine: Engine, gid: str, version: int) -> list[int]:
 def test_in_order_the_second_decides_on_the_firsts_append_under_way():
     engine, gid = _engine_and_game()
     version = engine.load(gid)["version"]
-    log, conflicts = _in_order(engine)
+    log, conflicts = _watch(engine, in_order=True)
     answers = _both_flip(engine, gid)
     # seat 1 decided while seat 0's append was under way, and its append landed right behind
     assert log == ["another decided meanwhile"] and conflicts == []
@@ -184,7 +158,7 @@ def test_in_order_the_second_decides_on_the_firsts_append_under_way():
 def test_in_order_a_state_that_did_not_land_is_decided_again():
     engine, gid = _engine_and_game()
     version = engine.load(gid)["version"]
-    log, conflicts = _in_order(engine, fail_first=True)
+    log, conflicts = _watch(engine, in_order=True, fail_first=True)
     answers = _both_flip(engine, gid)
     # seat 1 decided on seat 0's state, which never landed: its append found another tip, and
     # both decided again on what the store holds; each flip is in the log once
