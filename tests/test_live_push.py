@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import fakeredis
+import gevent
 import pytest
 import redis
 
@@ -217,13 +218,18 @@ def test_this_processs_batches_are_not_read_again_from_their_messages(real_redis
     hub.close()
 
 
+def _quiet(game_id: str, after: int, block_ms: int) -> list[dict]:
+    """A follower that never finds anything: the test gives the channel its batches."""
+    time.sleep(block_ms / 1000)
+    return []
+
+
 def test_an_append_is_published_as_it_answers_only_where_it_follows_on():
     """`Channel.appended` (what this process's appends call): a batch after a gap is left to
     the messages (which bring what is missing first); one already held is not held twice."""
     engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
     gid = _game(engine)
-    quiet = lambda game_id, after, block_ms: time.sleep(block_ms / 1000) or []  # noqa: E731
-    hub = Hub(engine, LiveSettings(per_client=0), follow=quiet)  # no message, no listener
+    hub = Hub(engine, LiveSettings(per_client=0), follow=_quiet)  # no message, no listener
     frames, channel = _spectator(hub, gid)
     first = engine.act(gid, awaited(channel.state)[0], {"type": "flip"})
     second = engine.act(gid, awaited(first[1])[0], {"type": "flip"})
@@ -235,5 +241,28 @@ def test_an_append_is_published_as_it_answers_only_where_it_follows_on():
     channel.appended(*second)
     assert channel.next_seq == seq + 2 and channel.state is second[1]
     assert _versions(frames, second[1]["version"]) == list(range(3, second[1]["version"] + 1))
+    frames.close()
+    hub.close()
+
+
+def test_an_action_does_not_wait_for_a_crowds_fan_out(monkeypatch):
+    """Under gevent a crowd is woken a group at a time, with the server's other sockets served
+    between groups: the action whose append made the batch goes on before that is done."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid = _game(engine)
+    hub = Hub(engine, LiveSettings(per_client=0), follow=_quiet)  # batches only as given below
+    frames, channel = _spectator(hub, gid)
+    crowd = [hub.open(gid, None, 0, False, f"c{i}") for i in range(live_hub.GROUP)]
+    channel.nudge()  # the wakeup the next batch sets counts the crowd: two groups
+    woken = channel.changed
+    assert len(woken.events) == 2
+    monkeypatch.setattr(live_hub.monkey, "is_module_patched", lambda name: True)  # as in a server
+    events, state = engine.act(gid, awaited(channel.state)[0], {"type": "flip"})
+    channel.appended(events, state)  # as this process's listener does
+    assert channel.state is state and not woken.events[1].is_set()  # the fan-out is under way
+    gevent.sleep(0.05)
+    assert all(event.is_set() for event in woken.events)
+    for subscription in crowd:
+        subscription.close()
     frames.close()
     hub.close()

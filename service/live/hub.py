@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from types import ModuleType
 
+import gevent
 import redis
 from gevent import monkey
 
@@ -108,6 +109,14 @@ class Wakeup:
     def wait(self, slot: int, timeout: float | None = None) -> bool:
         return self.events[slot % len(self.events)].wait(timeout)
 
+    def set_apart(self) -> None:
+        """`set`, from a greenlet of its own when it would let the server's other sockets run
+        between groups, so that its caller goes on at once."""
+        if len(self.events) > 1 and monkey.is_module_patched("threading"):
+            gevent.spawn(self.set)
+        else:
+            self.set()
+
     def set(self) -> None:
         cooperative = len(self.events) > 1 and monkey.is_module_patched("threading")
         for i, event in enumerate(self.events):
@@ -180,7 +189,9 @@ class Channel:
             and events[0]["version"] == known["version"] + 1
             and events[0].get("prev") == known.get("hash")
         ):
-            self._add(events, state, known)
+            changed = self._add(events, state, known)
+            if changed is not None:  # the action that appended does not wait for the fan-out
+                changed.set_apart()
 
     def pushed(self, data: bytes) -> None:
         """A batch published by its append: published here unless this process has it already
@@ -248,24 +259,26 @@ class Channel:
                 events = events + engine.all_events(self.game_id, last, state["version"] - last)
             elif state["version"] < last:  # pragma: no cover - a load reads after the follow
                 return
-        self._add(events, state, None)
+        changed = self._add(events, state, None)
+        if changed is not None:
+            changed.set()
 
-    def _add(self, events: list[dict], state: dict, after: dict | None) -> None:
+    def _add(self, events: list[dict], state: dict, after: dict | None) -> Wakeup | None:
         """Publish `events` and the state they leave: only if the channel is still at `after`
         (when given), and only the events it does not hold yet (it was published meanwhile
-        from the other side: this process's append, or its message)."""
+        from the other side: this process's append, or its message). The wakeup to set, if
+        published."""
         with self.lock:
             held = self.state["version"]
             if (after is not None and self.state is not after) or events[-1]["version"] <= held:
-                return
+                return None
             if events[0]["version"] <= held:
                 events = [e for e in events if e["version"] > held]
             batch = Batch(self.next_seq, events, state)
             self.batches.append(batch)
             self.next_seq += 1
             self.state = state
-            changed = self._next_wakeup()
-        changed.set()
+            return self._next_wakeup()
 
     def nudge(self) -> None:
         """Wake every stream of the game with no batch (the hub's tick)."""
