@@ -20,7 +20,7 @@ from service import handoff, wsgi_io
 from service.handoff import Handoff, owner, player_game
 from service.settings import current
 from tests.support.processes import wait_until
-from tests.support.serving import new_game, production
+from tests.support.serving import Server, new_game, production
 from tests.support.sockets import open_socket
 
 UPGRADE = (
@@ -286,17 +286,28 @@ def test_many_connections_at_once_all_reach_their_owner(tmp_path):
             c.close()
 
 
+def _two_workers(tmp_path: Path, redis_url: str) -> tuple[Server, Path]:
+    """gunicorn with the repo's config and two workers, both listening for passed sockets; the
+    folder of their addresses."""
+    env = {"WEB_CONCURRENCY": "2", "BATAYO_RATE_LIMIT_TOKEN": "0", "TMPDIR": str(tmp_path)}
+    server = production(tmp_path, redis_url, env)
+    try:
+        (folder,) = tmp_path.glob("batayo-workers-*")
+        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 10)
+    except BaseException:
+        server.stop()
+        raise
+    return server, folder
+
+
 def test_a_killed_worker_leaves_every_players_socket_served(tmp_path, redis_url):
     """gunicorn's workers, one killed outright: whichever worker a socket's game hashed to,
     every player's socket opens and gets its game's first event, and the master forgets the
     dead worker's address."""
-    env = {"WEB_CONCURRENCY": "2", "BATAYO_RATE_LIMIT_TOKEN": "0", "TMPDIR": str(tmp_path)}
-    server = production(tmp_path, redis_url, env)
+    server, folder = _two_workers(tmp_path, redis_url)
     try:
         master = server.process.pid
         workers = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-        (folder,) = tmp_path.glob("batayo-workers-*")
-        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 10)
         games = [new_game(server.port) for _ in range(6)]
         os.kill(int(workers[0]), signal.SIGKILL)
         # what was passed to it in the instant it died is closed, as what it had accepted is
@@ -316,11 +327,8 @@ def test_a_killed_worker_leaves_every_players_socket_served(tmp_path, redis_url)
 def test_games_spread_evenly_over_gunicorns_workers(tmp_path, redis_url):
     """gunicorn's workers: games created one after the other, their players connected, are
     owned half by each worker, and each worker reports its count."""
-    env = {"WEB_CONCURRENCY": "2", "BATAYO_RATE_LIMIT_TOKEN": "0", "TMPDIR": str(tmp_path)}
-    server = production(tmp_path, redis_url, env)
+    server, folder = _two_workers(tmp_path, redis_url)
     try:
-        (folder,) = tmp_path.glob("batayo-workers-*")
-        assert wait_until(lambda: len(list(folder.glob("*.sock"))) == 2, 10)
         pids = [int(p.stem) for p in folder.glob("*.sock")]
         sockets, owners = [], []
         for _ in range(8):

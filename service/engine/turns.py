@@ -69,8 +69,9 @@ class Hold:
             return
         if self.holding:
             self.holding = False
-            self.turn.lock.release()
-        self.turn.turns._leave(self.turn)
+            self.turn.give()
+        else:  # handed on: its lock is someone else's now
+            self.turn.turns._leave(self.turn)
 
 
 class Turns:

@@ -109,16 +109,20 @@ class Wakeup:
     def wait(self, slot: int, timeout: float | None = None) -> bool:
         return self.events[slot % len(self.events)].wait(timeout)
 
+    def _cooperative(self) -> bool:
+        """Whether `set` lets the server's other sockets run between groups (under gevent)."""
+        return len(self.events) > 1 and monkey.is_module_patched("threading")
+
     def set_apart(self) -> None:
         """`set`, from a greenlet of its own when it would let the server's other sockets run
         between groups, so that its caller goes on at once."""
-        if len(self.events) > 1 and monkey.is_module_patched("threading"):
+        if self._cooperative():
             gevent.spawn(self.set)
         else:
             self.set()
 
     def set(self) -> None:
-        cooperative = len(self.events) > 1 and monkey.is_module_patched("threading")
+        cooperative = self._cooperative()
         for i, event in enumerate(self.events):
             if i and cooperative:  # under gevent: the server's other sockets between groups
                 time.sleep(_SERVE_OTHERS_S)
