@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...core.cards import SUITS
 from ...core.game import BotRng, random_bot
+from . import endgame
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
@@ -24,6 +25,10 @@ DEFEND_SHARE = 0.5  # what a hand is worth in tricks when someone else declares 
 # strong in ihaleli: the same reading, bolder; against greedy bidders declaring more often wins
 # more games (docs/bots.md#batak-bidding)
 STRONG_DEFEND_SHARE = 0.2
+# strong in eşli: the last tricks of each sampled deal searched exactly (endgame.py) once the
+# seat holds this many cards or fewer, over this many searches a move (spread over the cards)
+ENDGAME_TRICKS = 4
+ENDGAME_SEARCHES = 120
 
 
 def card_int(card: str) -> tuple[int, int]:
@@ -435,9 +440,9 @@ def greedy(view: dict, rng: BotRng) -> dict:
 def _expert(
     view: dict, rng: BotRng, rollouts: int = PLAY_ROLLOUTS, model: bool = False
 ) -> tuple[dict, str]:
-    """The expert's move and its reason. `model`: in ihaleli the other seats play `greedy`'s
-    rule in the play-outs (the strong bot's model of its opponents) and the seat bids more
-    boldly."""
+    """The expert's move and its reason. `model` (the strong bot): in ihaleli the other seats
+    play `greedy`'s rule in the play-outs (its model of its opponents) and the seat bids more
+    boldly; in eşli the deal's last tricks are searched exactly."""
     legal = view["legal_actions"]
     if not legal:
         return {}, "it is not your turn"
@@ -450,7 +455,8 @@ def _expert(
         return _expert_trump(view, rng, own)
     if len(legal) == 1:
         return legal[0], f"{legal[0]['card']} is your only legal card"
-    return _expert_play(view, rng, t, rollouts, own)
+    exact = model and t["mode"] == "esli" and len(t["hand"]) <= ENDGAME_TRICKS
+    return _expert_play(view, rng, t, rollouts, own, exact)
 
 
 def _overtake(view: dict) -> bool:
@@ -507,8 +513,15 @@ def _expert_trump(view: dict, rng: BotRng, own: int = -1) -> tuple[dict, str]:
 
 
 def _expert_play(
-    view: dict, rng: BotRng, t: dict, rollouts: int = PLAY_ROLLOUTS, own: int = -1
+    view: dict,
+    rng: BotRng,
+    t: dict,
+    rollouts: int = PLAY_ROLLOUTS,
+    own: int = -1,
+    exact: bool = False,
 ) -> tuple[dict, str]:
+    """The card with the best mean score over sampled deals, each card played out in each deal
+    (`exact`: the rest of the deal searched exactly, both pairs at their best)."""
     me = view["you"]
     overtake = _overtake(view)
     esli = t["mode"] == "esli"
@@ -525,6 +538,8 @@ def _expert_play(
         return {"type": "play", "card": card}, f"{card}: your legal cards are all worth the same"
     most = MAX_WORLDS * rollouts // PLAY_ROLLOUTS
     worlds = max(MIN_WORLDS, min(most, rollouts // len(cands)))
+    if exact:
+        worlds = max(MIN_WORLDS, ENDGAME_SEARCHES // len(cands))
     totals = dict.fromkeys(cands, 0.0)
     wins = dict.fromkeys(cands, 0)
     tricks_now = list(t["tricks_taken"])
@@ -534,16 +549,17 @@ def _expert_play(
             s, r = card_int(card)
             h = [list(x) for x in world]
             h[me][s] ^= 1 << r
-            taken = play_out(
-                h,
-                trump,
-                t["trump_broken"] or (bool(trick) and s == trump and trick[0][1] != trump),
-                [*trick, (me, s, r)],
-                (me + 1) & 3,
-                list(tricks_now),
-                overtake,
-                own=own,
-            )
+            broken = t["trump_broken"] or (bool(trick) and s == trump and trick[0][1] != trump)
+            after = [*trick, (me, s, r)]
+            if exact:
+                taken = list(tricks_now)
+                ours = endgame.team_tricks(h, trump, broken, after, (me + 1) & 3, me & 1, overtake)
+                taken[me] += ours
+                taken[(me + 1) & 3] += len(t["hand"]) - ours
+            else:
+                taken = play_out(
+                    h, trump, broken, after, (me + 1) & 3, list(tricks_now), overtake, own=own
+                )
             totals[card] += _utility(taken, me, t["declarer"], t["bid"], esli)
             wins[card] += taken[me] - tricks_now[me]
     best = max(cands, key=lambda c: (totals[c], -_value(c)))
