@@ -15,6 +15,7 @@ import pytest
 import redis
 from hypothesis import HealthCheck, settings
 
+from service.store import counters
 from tests.support.helpers import COUNTS_DIR
 from tests.support.redis_cluster import RedisClusterServers
 from tests.support.redis_server import RedisServer
@@ -52,6 +53,7 @@ def redis_server(tmp_path_factory) -> RedisServer:
         (FileNotFoundError, RuntimeError),
     )
     yield server
+    counters.flush_all()  # the counts of its last tests, before their Redis is gone
     server.stop()
 
 
@@ -75,6 +77,7 @@ def redis_cluster(tmp_path_factory) -> RedisClusterServers:
         (FileNotFoundError, RuntimeError, redis.RedisError),
     )
     yield servers
+    counters.flush_all()
     servers.stop()
 
 

@@ -127,7 +127,8 @@ _TALLIES: weakref.WeakSet[Tally] = weakref.WeakSet()
 
 
 @atexit.register
-def _flush_all() -> None:
+def flush_all() -> None:
+    """Write every tally's pending counts now (at exit, and before a test stops its Redis)."""
     for tally in list(_TALLIES):
         try:
             tally.flush(at_exit=True)
