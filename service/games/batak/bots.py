@@ -536,10 +536,11 @@ def _expert_play(
     if len(cands) == 1:
         card = cands[0]
         return {"type": "play", "card": card}, f"{card}: your legal cards are all worth the same"
-    most = MAX_WORLDS * rollouts // PLAY_ROLLOUTS
-    worlds = max(MIN_WORLDS, min(most, rollouts // len(cands)))
     if exact:
         worlds = max(MIN_WORLDS, ENDGAME_SEARCHES // len(cands))
+    else:
+        most = MAX_WORLDS * rollouts // PLAY_ROLLOUTS
+        worlds = max(MIN_WORLDS, min(most, rollouts // len(cands)))
     totals = dict.fromkeys(cands, 0.0)
     wins = dict.fromkeys(cands, 0)
     tricks_now = list(t["tricks_taken"])

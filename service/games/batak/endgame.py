@@ -57,29 +57,23 @@ def winner(trick: Trick, trump: int) -> int:
     return max(trumps or [(r, p) for p, s, r in trick if s == led])[1]
 
 
-def distinct(cards: list[tuple[int, int]], h: list[list[int]]) -> list[tuple[int, int]]:
-    """One card of each run of cards of one suit with no other hand's card between them: such
-    cards take the same tricks whichever is played. (A card of the trick in play between them
-    changes nothing: the rules make the hand play above the trick's highest card if it can, so
-    either only the higher card is allowed or both lose the trick.) `cards` in suit order,
-    each suit's ranks rising, as `legal` gives them."""
+def distinct(
+    cards: list[tuple[int, int]], hp: list[int], h: list[list[int]]
+) -> list[tuple[int, int]]:
+    """One card of hand `hp` for each run of its cards of one suit with no other hand's card
+    between them: such cards take the same tricks whichever is played. (A card of the trick in
+    play between them changes nothing: the rules make the hand play above the trick's highest
+    card if it can, so either only the higher card is allowed or both lose the trick.) `cards`
+    in suit order, each suit's ranks rising, as `legal` gives them."""
     out: list[tuple[int, int]] = []
     for s, r in cards:
         if out and out[-1][0] == s:
             lo = out[-1][1]
             between = ((1 << r) - 1) >> (lo + 1) << (lo + 1)
-            if not between & (sum(hand[s] for hand in h) & ~_holder(h, s, r)):
+            if not between & (sum(hand[s] for hand in h) & ~hp[s]):
                 continue
         out.append((s, r))
     return out
-
-
-def _holder(h: list[list[int]], s: int, r: int) -> int:
-    """The suit mask of the hand that holds (s, r)."""
-    for hand in h:
-        if hand[s] >> r & 1:
-            return hand[s]
-    return 0
 
 
 def team_tricks(
@@ -94,14 +88,29 @@ def team_tricks(
     """The tricks the pair `team` (0: seats 0 and 2; 1: seats 1 and 3) takes from here to the
     deal's end, both pairs playing their best with every hand known (`h` is left as it was).
     `trick` is the trick in play, possibly complete; `nxt` the seat to play next in it."""
-    left = sum(m.bit_count() for hand in h for m in hand)
-    if len(trick) < 4:
-        return _search(h, trump, broken, list(trick), nxt, team, overtake, -1, left // 4 + 2)
+    window = (-1, 14)  # below and above any count of a deal's tricks
+    if len(trick) == 4:
+        return _scored(h, trump, broken, list(trick), team, overtake, *window)
+    return _search(h, trump, broken, list(trick), nxt, team, overtake, *window)
+
+
+def _scored(
+    h: list[list[int]],
+    trump: int,
+    broken: bool,
+    trick: Trick,
+    team: int,
+    overtake: bool,
+    alpha: int,
+    beta: int,
+) -> int:
+    """The value once `trick` is complete: its trick for the winner's pair (rule 4), then the
+    search of the rest of the deal, led by the winner."""
     w = winner(trick, trump)
-    gained = int(w & 1 == team)
-    if not left:
-        return gained
-    return gained + _search(h, trump, broken, [], w, team, overtake, -1, left // 4 + 1)
+    value = int(w & 1 == team)
+    if any(any(hand) for hand in h):
+        value += _search(h, trump, broken, [], w, team, overtake, alpha - value, beta - value)
+    return value
 
 
 def _search(
@@ -118,7 +127,7 @@ def _search(
     """Alpha-beta over the team's tricks from here, within the window (alpha, beta): a value
     outside it is only a bound, which is all the caller needs then."""
     hp = h[p]
-    moves = distinct(legal(hp, trick, trump, broken, overtake), h)
+    moves = distinct(legal(hp, trick, trump, broken, overtake), hp, h)
     ours = p & 1 == team
     best = -1 if ours else 99
     for s, r in moves:
@@ -126,12 +135,7 @@ def _search(
         trick.append((p, s, r))
         now_broken = broken or (len(trick) > 1 and s == trump and trick[0][1] != trump)
         if len(trick) == 4:
-            w = winner(trick, trump)
-            value = int(w & 1 == team)
-            if any(any(hand) for hand in h):
-                value += _search(
-                    h, trump, now_broken, [], w, team, overtake, alpha - value, beta - value
-                )
+            value = _scored(h, trump, now_broken, trick, team, overtake, alpha, beta)
         else:
             value = _search(h, trump, now_broken, trick, (p + 1) & 3, team, overtake, alpha, beta)
         trick.pop()
