@@ -1,5 +1,5 @@
-"""Batak bots: legal, view-only, the expert's inferences and its fast play-out faithful to the
-rules, the hint, and the simulator's summary."""
+"""Batak bots: legal, view-only, the expert's inferences, the hint, and the simulator's
+summary (the fast play-out's own tests: test_batak_playout.py)."""
 
 from __future__ import annotations
 
@@ -11,85 +11,9 @@ import service.games.batak as batak
 from service.core.cards import deck as full_deck
 from service.core.state import awaited
 from service.core.views import game_view
-from service.games.batak import bots
+from service.games.batak import bots, playout
 from service.sim.table import Table
 from tests.support.batak import auction, hands_with, play, table
-
-
-@pytest.mark.parametrize("mode", ["ihaleli", "esli"])
-@pytest.mark.parametrize("overtake", [True, False])
-def test_fast_play_out_follows_the_rules(mode, overtake):
-    """The expert's play-out engine (bit masks) plays only cards the rules accept, and finds the
-    same trick winners: replay every card it chose through the real rules."""
-    for seed in range(6):
-        t = table(seed=seed, mode=mode, must_overtake_when_trumped=overtake)
-        rng = random.Random(seed)
-        while t.state["table"]["phase"] != "play":
-            t.bot_move(awaited(t.state)[0], "greedy")
-        for _ in range(rng.randrange(0, 30)):  # start anywhere in the deal
-            t.bot_move(awaited(t.state)[0], "random")
-        tab = t.state["table"]
-        h = [bots._masks(hand) for hand in tab["hands"]]
-        trick = [(p["seat"], *bots.card_int(p["card"])) for p in tab["trick"]]
-        record: list = []
-        taken = bots.play_out(
-            h,
-            bots.SUIT_INDEX[tab["trump"]],
-            tab["trump_broken"],
-            trick,
-            tab["turn"],
-            list(tab["tricks_taken"]),
-            overtake,
-            record,
-        )
-        for seat, s, r in record:
-            play(t, seat, bots.card_text(s, r))  # raises RuleError if illegal
-        assert t.events[-1]["type"] in ("deal_scored", "dealt", "ended")
-        assert (
-            next(e for e in reversed(t.events) if e["type"] == "deal_scored")["data"]["tricks"]
-            == taken
-        )
-
-
-def _suit_sorted(view: dict) -> dict:
-    """The view with its hand and legal cards sorted by suit (S, H, D, C), then rank."""
-    key = bots.card_int
-    out = {**view, "table": {**view["table"], "hand": sorted(view["table"]["hand"], key=key)}}
-    out["legal_actions"] = sorted(view["legal_actions"], key=lambda a: key(a["card"]))
-    return out
-
-
-@pytest.mark.parametrize("overtake", [True, False])
-def test_the_strong_bots_model_of_an_opponent_plays_as_greedy(overtake):
-    """docs/bots.md (a model of the opponents): in ihaleli the strong bot's play-outs play every
-    other seat by greedy's rule. At each turn of real greedy games, the play-out's first card
-    for such a seat is the card `greedy` picks from that seat's view (its hand sorted by suit,
-    the order in which the play-out breaks greedy's ties)."""
-    checked = 0
-    for seed in range(8):
-        t = table(seed=seed, mode="ihaleli", must_overtake_when_trumped=overtake)
-        while t.state["table"]["phase"] != "play":
-            t.bot_move(awaited(t.state)[0], "greedy")
-        while t.state["status"] == "playing" and t.state["table"]["phase"] == "play":
-            tab = t.state["table"]
-            seat = tab["turn"]
-            record: list = []
-            bots.play_out(
-                [bots._masks(hand) for hand in tab["hands"]],
-                bots.SUIT_INDEX[tab["trump"]],
-                tab["trump_broken"],
-                [(p["seat"], *bots.card_int(p["card"])) for p in tab["trick"]],
-                seat,
-                list(tab["tricks_taken"]),
-                overtake,
-                record,
-                own=(seat + 1) & 3,  # the searching seat: any other one
-            )
-            chosen = bots.greedy(_suit_sorted(t.view(seat)), random.Random(0))
-            assert bots.card_text(*record[0][1:]) == chosen["card"]
-            checked += 1
-            play(t, seat, chosen["card"])
-    assert checked == 8 * 52
 
 
 def test_constraints_from_voids_and_forced_overtakes():
@@ -123,10 +47,10 @@ def test_sampled_worlds_respect_what_was_seen():
     view = t.view(seat)["table"]
     allow = bots.constraints(view, True)
     seen = set(view["played"]) | set(view["hand"])
-    unseen = [bots.card_int(c) for c in full_deck() if c not in seen]
+    unseen = [playout.card_int(c) for c in full_deck() if c not in seen]
     counts = [0 if q == seat else view["hand_counts"][q] for q in range(4)]
     for _ in range(50):
-        world = bots.sample_world(rng, unseen, counts, allow, seat, bots._masks(view["hand"]))
+        world = bots.sample_world(rng, unseen, counts, allow, seat, playout.masks(view["hand"]))
         for q in range(4):
             assert sum(m.bit_count() for m in world[q]) == view["hand_counts"][q]
             if q != seat:
@@ -158,7 +82,7 @@ def test_bots_finish_games_in_both_modes(name):
 
 def test_greedy_bids_from_its_hand_and_names_its_best_suit():
     """A hand of 13 spades is worth every trick: greedy bids, names spades, and makes it."""
-    hands = hands_with({1: [r + "S" for r in bots.RANKS]})
+    hands = hands_with({1: [r + "S" for r in playout.RANKS]})
     t = table(hands, deals=3)
     view = t.view(1)
     assert bots.greedy(view, random.Random(0)) == {"type": "bid", "tricks": 4}

@@ -11,7 +11,7 @@ import pytest
 
 from service.core.cards import suit
 from service.core.state import awaited
-from service.games.batak import bots, endgame, rules
+from service.games.batak import endgame, playout, rules
 from service.sim.table import Table
 from tests.support.batak import table
 
@@ -55,9 +55,9 @@ def _minimax(hands: list[list[str]], trick: list, trump: str, broken: bool, turn
 
 
 def _masks(tab: dict) -> tuple[list[list[int]], list[tuple[int, int, int]], int]:
-    h = [bots._masks(hand) for hand in tab["hands"]]
-    trick = [(p["seat"], *bots.card_int(p["card"])) for p in tab["trick"]]
-    return h, trick, bots.SUIT_INDEX[tab["trump"]]
+    h = [playout.masks(hand) for hand in tab["hands"]]
+    trick = [(p["seat"], *playout.card_int(p["card"])) for p in tab["trick"]]
+    return h, trick, playout.SUIT_INDEX[tab["trump"]]
 
 
 @pytest.mark.parametrize("overtake", [True, False])
@@ -73,7 +73,7 @@ def test_legal_cards_are_the_rules_own(overtake):
             ruled = rules.legal_cards(
                 hand, tab["trick"], tab["trump"], tab["trump_broken"], overtake
             )
-            assert sorted(bots.card_text(s, r) for s, r in mine) == sorted(ruled)
+            assert sorted(playout.card_text(s, r) for s, r in mine) == sorted(ruled)
             checked += 1
     assert checked == 2 * 6 * 52
 
@@ -114,7 +114,7 @@ def test_a_complete_trick_is_scored_before_the_search_goes_on():
         for s, r in endgame.legal(h[seat], trick, trump, tab["trump_broken"], True):
             h[seat][s] ^= 1 << r
             full = [*trick, (seat, s, r)]
-            card = bots.card_text(s, r)
+            card = playout.card_text(s, r)
             hands = [list(x) for x in tab["hands"]]
             hands[seat].remove(card)
             played = [*tab["trick"], {"seat": seat, "card": card}]

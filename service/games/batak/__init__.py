@@ -1,8 +1,9 @@
 """Batak (`batak`): docs/rules/batak.md (seed 002), auction and team.
 
 The declarative header (actions, events and what they hide) in `header.py`, the rules in
-`rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py`,
-the tie audit (tie-break deals) in `audit.py`, the simulator's statistics in `stats.py`.
+`rules.py`, what each seat sees of the table in `view.py`, the bots in `bots.py` (their fast
+play-out in `playout.py`, the exact end of an eşli deal in `endgame.py`), the tie audit
+(tie-break deals) in `audit.py`, the simulator's statistics in `stats.py`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 sampled deal in the strong bot's search once few cards are left (docs/bots.md, "How `strong`
 works"). The partners of the searching seat play for their team's tricks, the other pair
 against them (alpha-beta over every legal card, equivalent cards tried once). Hands are the bit
-masks of bots.py: four 13-bit masks a seat, bit r rank r.
+masks of playout.py: four 13-bit masks a seat, bit r rank r.
 """
 
 from __future__ import annotations
