@@ -368,9 +368,19 @@ class Worker(GeventPyWSGIWorker):
     server_class = Server
     wsgi_handler = Handler
 
+    quitting = False
+
     def run(self) -> None:
         collect_less()  # the app is loaded: what it holds now stays for the worker's life
         super().run()
+
+    def handle_quit(self, sig, frame) -> None:
+        """A quick stop, once. Ctrl-C signals the master and its workers at once, and the master
+        then sends each worker SIGQUIT: a second quit's exit would land in the interpreter's
+        own shutdown and print a traceback."""
+        if not self.quitting:
+            self.quitting = True
+            super().handle_quit(sig, frame)
 
 
 def collect_less() -> None:

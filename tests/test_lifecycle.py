@@ -164,6 +164,20 @@ def _stop_production(server) -> None:
     assert "Traceback" not in server.text()
 
 
+def test_ctrl_c_stops_the_production_command_at_once_without_a_traceback(tmp_path, redis_url):
+    """Ctrl-C signals the master and its workers together; the master then tells each worker
+    to quit too: a worker quits once, and nothing but the stop is logged."""
+    server = production(tmp_path, redis_url, {"WEB_CONCURRENCY": "2"})
+    try:
+        new_game(server.port)
+        os.killpg(server.process.pid, signal.SIGINT)  # the terminal's whole foreground group
+        assert server.process.wait(timeout=20) == 0
+        assert "Shutting down: Master" in server.text()
+        assert "Traceback" not in server.text() and "SystemExit" not in server.text()
+    finally:
+        server.stop()
+
+
 def test_a_worker_finishes_its_job_on_sigterm_and_exits_within_its_grace(tmp_path, redis_url):
     env = {**os.environ, "REDIS_URL": redis_url, "BATAYO_WORKER_GRACE_S": "5"}
     with (tmp_path / "worker.log").open("ab") as out:
