@@ -3,7 +3,9 @@
     python bench/players.py --url http://127.0.0.1:8000 --games 100 --seconds 10
 
 A separate process, stdlib only (asyncio). `--games` two-seat Bataille classique games with two
-human seats are created before the clock starts; then each player opens
+human seats are created before the clock starts, and a game that ends is replaced by a new one
+while the clock runs (as the peer bench's clients do: a fast transport's players are never left
+idle); each player opens
 `GET /v1/games/{id}/stream?view=1` with its seat's token (after each batch of events the
 stream sends the seat's new view, `legal_actions` included) and, on its own keep-alive
 connection, POSTs the first legal action whenever a view offers one and no move of its is
@@ -41,7 +43,8 @@ class Stats:
         self.moves = 0
         self.errors = 0
         self.refused = 0  # 409s: acted on a view a newer move had made stale
-        self.streams = 0
+        self.streams = 0  # streams (or sockets) answered
+        self.seated = 0  # players seated: one stream (or socket) wanted each
         self.latencies: list[float] = []
         self.measuring = False
         self.end = float("inf")
@@ -84,6 +87,8 @@ class Player:
         self.latest: dict | None = None  # the last view pushed
         self.acted_on = 0  # the version of the last view a move was posted on
         self.actions: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self.over = False  # a view showed the game over
+        self.moving: asyncio.Task | None = None  # the move under way
 
     async def act(self, action: dict) -> None:
         try:
@@ -144,12 +149,17 @@ class Player:
                     kind = line[7:]
                 elif line.startswith(b"data: ") and kind == b"view":
                     await self.on_view(json.loads(line[6:]))
-            if time.perf_counter() >= self.stats.end:
+            if self.over or time.perf_counter() >= self.stats.end:
                 break
         writer.close()
+        if self.moving is not None:  # its answer, before its connection goes
+            await asyncio.gather(self.moving, return_exceptions=True)
+        if self.actions is not None:
+            self.actions[1].close()
 
     async def on_view(self, view: dict) -> None:
         self.latest = view
+        self.over = view.get("status") != "playing"
         if self.sent_at is not None and view["version"] >= self.reached:
             self.stats.latencies.append(time.perf_counter() - self.sent_at)
             self.sent_at = None
@@ -166,29 +176,39 @@ class Player:
         if time.perf_counter() >= self.stats.end:
             return
         self.busy, self.acted_on = True, view["version"]
-        task = asyncio.ensure_future(self.act(legal[0]))
+        task = self.moving = asyncio.ensure_future(self.act(legal[0]))
         RUNNING.add(task)
         task.add_done_callback(RUNNING.discard)
 
 
 async def main_async(url: str, games: int, seconds: float) -> dict:
+    return await measured(url, Player, "live", games, seconds, warmup=1.0)
+
+
+async def table(url: str, game: dict, player: type, stats: Stats) -> None:
+    """One table's games, one after the other: both seats play `game` to its end, then a new
+    game while the clock runs."""
     split = urlsplit(url)
-    made = [create(url) for _ in range(games)]
-    stats = Stats()
-    players = [
-        Player(split.hostname, split.port, g["id"], seat["token"], stats)
-        for g in made
-        for seat in g["seats"]
-    ]
-    return await measured(players, stats, "live", games, seconds, warmup=1.0)
+    while True:
+        seats = [
+            player(split.hostname, split.port, game["id"], s["token"], stats) for s in game["seats"]
+        ]
+        stats.seated += len(seats)
+        await asyncio.gather(*(seat.follow() for seat in seats))
+        if time.perf_counter() >= stats.end:
+            return
+        game = await asyncio.to_thread(create, url)
 
 
 async def measured(
-    players: list, stats: Stats, mode: str, games: int, seconds: float, warmup: float
+    url: str, player: type, mode: str, games: int, seconds: float, warmup: float
 ) -> dict:
-    """Runs every player, lets them warm up (connections open, first moves made), then counts
-    `seconds` of moves; bench/sockets.py measures its players the same way."""
-    tasks = [asyncio.ensure_future(p.follow()) for p in players]
+    """Creates `games` games, seats a `player` (this module's, or bench/sockets.py's) at each
+    seat, lets them warm up (connections open, first moves made), then counts `seconds` of
+    moves."""
+    stats = Stats()
+    made = [create(url) for _ in range(games)]
+    tasks = [asyncio.ensure_future(table(url, game, player, stats)) for game in made]
     await asyncio.sleep(warmup)
     stats.measuring, started = True, time.perf_counter()
     stats.end = started + seconds
@@ -207,7 +227,7 @@ async def measured(
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
         "p99_ms": 1000 * lat[int(0.99 * (len(lat) - 1))] if lat else None,
         "streams": stats.streams,
-        "streams_wanted": len(players),
+        "streams_wanted": stats.seated,
         "refused": stats.refused,
         "errors": stats.errors,
     }

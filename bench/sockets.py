@@ -4,8 +4,8 @@ moves in and what it may see out (`GET /v1/games/{id}/socket?view=1`, docs/api.m
     python bench/sockets.py --url http://127.0.0.1:8000 --games 100 --seconds 10
 
 The counterpart of bench/players.py, which plays the same games over a stream and a POST per
-move: `--games` two-seat Bataille classique games with two human seats are created before the
-clock starts; each player opens its seat's socket (the token on the upgrade) and sends an
+move: `--games` two-seat Bataille classique games with two human seats, each replaced by a new
+one when it ends; each player opens its seat's socket (the token on the upgrade) and sends an
 `act` frame with the first legal action whenever a pushed view offers one and no move of its
 is under way. A move's latency runs from its `act` frame to its `acted` frame, which the server
 sends once the move's events (and the view after them) are out on that socket. A separate
@@ -29,9 +29,8 @@ import socket
 import struct
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from players import GAME, RUNNING, Stats, create, measured  # noqa: F401 - RUNNING: the moves under way
+from players import GAME, RUNNING, Stats, measured  # noqa: F401 - RUNNING: the moves under way
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 _VERSION_FIRST = b'{"event":{"version":'  # how the server starts an event frame's JSON
@@ -94,6 +93,7 @@ class Player:
         self.acted_on = 0  # the version of the last view a move was sent on
         self.latest: dict | None = None  # the last view pushed
         self.ids = 0
+        self.over = False  # a view showed the game over
 
     async def follow(self) -> None:
         path = f"/v1/games/{self.game_id}/socket?view=1"
@@ -118,13 +118,14 @@ class Player:
                     # a player acts on views and answers; events pass by undecoded, as
                     # bench/players.py decodes only the stream's views
                     self.on_message(json.loads(payload))
-            if time.perf_counter() >= self.stats.end:
+            if self.over or time.perf_counter() >= self.stats.end:
                 break
         self.writer.close()
 
     def on_message(self, message: dict) -> None:
         if "view" in message:
             self.latest = message["view"]
+            self.over = self.latest.get("status") != "playing"
             self.consider(self.latest)
         elif "acted" in message or "refused" in message:
             if "refused" in message:
@@ -155,15 +156,7 @@ class Player:
 
 
 async def main_async(url: str, games: int, seconds: float, warmup: float = 1.0) -> dict:
-    split = urlsplit(url)
-    made = [create(url) for _ in range(games)]
-    stats = Stats()
-    players = [
-        Player(split.hostname, split.port, g["id"], seat["token"], stats)
-        for g in made
-        for seat in g["seats"]
-    ]
-    return await measured(players, stats, "socket", games, seconds, warmup)
+    return await measured(url, Player, "socket", games, seconds, warmup)
 
 
 def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Path) -> None:

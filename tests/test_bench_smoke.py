@@ -1,5 +1,5 @@
 """The bench cannot rot: `bench/run.py --quick` runs (in a few seconds) and prints its table;
-the clocks bench and the rating table run on a small scale."""
+the clocks bench, the rating table and the live path's clients run on a small scale."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from tests.support.serving import production
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,3 +97,22 @@ def test_the_rating_table_runs_and_writes_its_file(tmp_path):
     assert random_level["elo"] is None and random_level["never"] == "won"
     assert random_level["interval95"][0] is None
     assert isinstance(random_level["interval95"][1], int)
+
+
+@pytest.mark.parametrize("client", ["players.py", "sockets.py"])
+def test_the_live_path_clients_replace_a_game_that_ends(client, redis_url, tmp_path):
+    """bench/players.py and bench/sockets.py seat two players at each table and start a new game
+    when one ends, so a fast transport's players are never left idle for the rest of the clock:
+    one table for 3 s plays several short Bataille games, every player's stream or socket
+    answered."""
+    server = production(tmp_path, redis_url, {"BATAYO_RATE_LIMIT_TOKEN": "0"})
+    try:
+        url = f"http://127.0.0.1:{server.port}"
+        out = _bench(client, "--url", url, "--games", "1", "--seconds", "3")
+    finally:
+        server.stop()
+    assert out.returncode == 0, out.stderr
+    phase = json.loads(out.stdout.strip().splitlines()[-1])
+    assert phase["errors"] == 0 and phase["moves"] > 0
+    assert phase["streams_wanted"] > 2  # more than the first game's two players
+    assert phase["streams"] == phase["streams_wanted"]
