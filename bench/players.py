@@ -88,6 +88,7 @@ class Player:
         self.acted_on = 0  # the version of the last view a move was posted on
         self.actions: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self.over = False  # a view showed the game over
+        self.answer: int | None = None  # the status its stream (or socket) was answered with
         self.moving: asyncio.Task | None = None  # the move under way
 
     async def act(self, action: dict) -> None:
@@ -134,7 +135,8 @@ class Player:
                 f"Authorization: Bearer {self.token}\r\nAccept: text/event-stream\r\n\r\n"
             ).encode()
         )
-        if int((await reader.readline()).split()[1]) != 200:
+        self.answer = int((await reader.readline()).split()[1])
+        if self.answer != 200:
             self.stats.errors += 1
             return
         while (await reader.readline()) not in (b"\r\n", b""):
@@ -194,7 +196,11 @@ async def table(url: str, game: dict, player: type, stats: Stats) -> None:
             player(split.hostname, split.port, game["id"], s["token"], stats) for s in game["seats"]
         ]
         stats.seated += len(seats)
-        await asyncio.gather(*(seat.follow() for seat in seats))
+        try:
+            await asyncio.gather(*(seat.follow() for seat in seats))
+        except asyncio.CancelledError:  # the clock's end: a seat still connecting wanted nothing
+            stats.seated -= sum(seat.answer is None for seat in seats)
+            raise
         if time.perf_counter() >= stats.end:
             return
         game = await asyncio.to_thread(create, url)

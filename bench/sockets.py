@@ -94,12 +94,14 @@ class Player:
         self.latest: dict | None = None  # the last view pushed
         self.ids = 0
         self.over = False  # a view showed the game over
+        self.answer: int | None = None  # the status its stream (or socket) was answered with
 
     async def follow(self) -> None:
         path = f"/v1/games/{self.game_id}/socket?view=1"
         reader, self.writer = await asyncio.open_connection(self.host, self.port)
         self.writer.write(upgrade(self.host, self.port, path, self.token))
-        if int((await reader.readline()).split()[1]) != 101:
+        self.answer = int((await reader.readline()).split()[1])
+        if self.answer != 101:
             self.stats.errors += 1
             return
         while (await reader.readline()) not in (b"\r\n", b""):
