@@ -3,12 +3,11 @@ the clocks bench, the rating table and the live path's clients run on a small sc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from tests.support.serving import production
 
@@ -99,20 +98,48 @@ def test_the_rating_table_runs_and_writes_its_file(tmp_path):
     assert isinstance(random_level["interval95"][1], int)
 
 
-@pytest.mark.parametrize("client", ["players.py", "sockets.py"])
-def test_the_live_path_clients_replace_a_game_that_ends(client, redis_url, tmp_path):
-    """bench/players.py and bench/sockets.py seat two players at each table and start a new game
-    when one ends, so a fast transport's players are never left idle for the rest of the clock:
-    one table for 3 s plays several short Bataille games, every player's stream or socket
-    answered."""
+def test_the_stream_players_play_on_a_production_server(redis_url, tmp_path):
+    """bench/players.py (bench/run.py --live) cannot rot: one table's players follow their
+    streams and POST their moves for two seconds, every stream answered, no error (its socket
+    counterpart: tests/test_socket.py)."""
     server = production(tmp_path, redis_url, {"BATAYO_RATE_LIMIT_TOKEN": "0"})
     try:
         url = f"http://127.0.0.1:{server.port}"
-        out = _bench(client, "--url", url, "--games", "1", "--seconds", "3")
+        out = _bench("players.py", "--url", url, "--games", "1", "--seconds", "2")
     finally:
         server.stop()
     assert out.returncode == 0, out.stderr
     phase = json.loads(out.stdout.strip().splitlines()[-1])
-    assert phase["errors"] == 0 and phase["moves"] > 0
-    assert phase["streams_wanted"] > 2  # more than the first game's two players
-    assert phase["streams"] == phase["streams_wanted"]
+    assert phase["errors"] == 0 and phase["moves"] > 0, phase
+    assert phase["streams"] == phase["streams_wanted"] >= 2, phase
+
+
+def test_a_table_whose_game_ends_starts_a_new_one():
+    """The live path's tables (bench/players.py, bench/sockets.py) replace a game that ends
+    while the clock runs, so a fast transport's players are never left idle; every player
+    seated is a stream wanted."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import players
+
+    made = []
+
+    def create(url: str) -> dict:
+        made.append(url)
+        return {"id": f"g{len(made)}", "seats": [{"token": "a"}, {"token": "b"}]}
+
+    class Quick:  # a player whose game ends at once
+        def __init__(self, host, port, game_id, token, stats) -> None:
+            self.stats, self.answer = stats, None
+
+        async def follow(self) -> None:
+            self.answer = 200
+            self.stats.streams += 1
+            await asyncio.sleep(0.01)
+
+    players.create = create
+    try:
+        out = asyncio.run(players.measured("http://x:1", Quick, "live", 2, 0.3, warmup=0.05))
+    finally:
+        del sys.modules["players"]
+    assert len(made) > 2  # the two first games, and more while the clock ran
+    assert out["streams"] == out["streams_wanted"] > 4

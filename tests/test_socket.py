@@ -392,7 +392,8 @@ def test_the_bench_socket_clients_play_and_watch_over_the_socket(server, tmp_pat
     assert sockets.KEEP_ALIVE_PING == wsframes.KEEP_ALIVE  # what the spectators answer
     # a short warm-up: a game played this fast may end within the bench's second
     out = asyncio.run(sockets.main_async(f"http://127.0.0.1:{server.port}", 1, 1.0, warmup=0.1))
-    assert (out["streams"], out["streams_wanted"], out["errors"]) == (2, 2, 0), out
+    # a game that ends is replaced by a new one: two sockets a game, each answered
+    assert out["streams"] == out["streams_wanted"] >= 2 and out["errors"] == 0, out
     assert out["moves"] > 10 and out["p99_ms"] is not None, out
 
     gid, tokens = new_game(server.port)
