@@ -60,8 +60,15 @@ control_socket_disable = True
 def on_starting(server):
     """Every stream is a socket: the most open files the system allows (workers inherit it);
     the metrics folder, and the folder of the workers' addresses for passing a player's socket
-    to its game's worker (service/handoff.py), which every worker inherits too."""
+    to its game's worker (service/handoff.py), which every worker inherits too. Without
+    REDIS_URL the store is embedded in one process's data folder: one worker only."""
     import resource
+
+    if _settings.embedded and server.cfg.workers > 1:
+        sys.exit(
+            f"batayo: {server.cfg.workers} workers share a store: set REDIS_URL (without it the "
+            "store is embedded and serves one process: `batayo serve`, or WEB_CONCURRENCY=1)"
+        )
 
     share_metrics(_metrics_folder())
     handoff.share(Path(tempfile.mkdtemp(prefix="batayo-workers-")))

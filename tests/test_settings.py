@@ -176,3 +176,20 @@ def test_the_docs_table_is_generated_from_the_declarations():
     assert current == markdown(), "docs/settings.md is stale: run `batayo settings --markdown`"
     for name in environment_names():
         assert f"`{name}`" in current
+
+
+def test_the_production_server_refuses_workers_without_a_shared_store(tmp_path):
+    """Without REDIS_URL the store is embedded in one data folder, which one process holds:
+    gunicorn with two workers stops before any starts, and says what to set."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "BATAYO_DATA_DIR": str(tmp_path / "data"),
+        "WEB_CONCURRENCY": "2",
+        "BATAYO_BIND": "127.0.0.1:1",
+    }
+    command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"]
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "2 workers share a store: set REDIS_URL" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "data").exists()
