@@ -59,6 +59,9 @@ def redis_server(tmp_path_factory) -> RedisServer:
 
 @pytest.fixture
 def redis_url(redis_server) -> str:
+    # the counts an earlier test's engines still hold are written now, not a second into this
+    # test (a tally writes its counts a second after the first): then the server is emptied
+    counters.flush_all()
     redis_server.client().flushall()  # the tests' own server: emptied for each test
     return redis_server.url
 
@@ -83,7 +86,9 @@ def redis_cluster(tmp_path_factory) -> RedisClusterServers:
 
 @pytest.fixture
 def cluster_redis(redis_cluster):
-    """A cluster client on the tests' own cluster, emptied for each test."""
+    """A cluster client on the tests' own cluster, emptied for each test (after the counts an
+    earlier test's engines still hold are written, as for `redis_url`)."""
+    counters.flush_all()
     redis_cluster.flushall()
     client = redis_cluster.client()
     yield client
