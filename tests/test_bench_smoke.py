@@ -114,11 +114,11 @@ def test_the_stream_players_play_on_a_production_server(redis_url, tmp_path):
     assert phase["streams"] == phase["streams_wanted"] >= 2, phase
 
 
-def test_a_table_whose_game_ends_starts_a_new_one():
+def test_a_table_whose_game_ends_starts_a_new_one(monkeypatch):
     """The live path's tables (bench/players.py, bench/sockets.py) replace a game that ends
     while the clock runs, so a fast transport's players are never left idle; every player
     seated is a stream wanted."""
-    sys.path.insert(0, str(ROOT / "bench"))
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import players
 
     made = []
@@ -136,10 +136,7 @@ def test_a_table_whose_game_ends_starts_a_new_one():
             self.stats.streams += 1
             await asyncio.sleep(0.01)
 
-    players.create = create
-    try:
-        out = asyncio.run(players.measured("http://x:1", Quick, "live", 2, 0.3, warmup=0.05))
-    finally:
-        del sys.modules["players"]
+    monkeypatch.setattr(players, "create", create)
+    out = asyncio.run(players.measured("http://x:1", Quick, "live", 2, 0.3, warmup=0.05))
     assert len(made) > 2  # the two first games, and more while the clock ran
     assert out["streams"] == out["streams_wanted"] > 4
