@@ -194,6 +194,8 @@ REFUSED = (
 
 # in a request's environ, to upgrade it: (socket, reader, a weak reference to `spend_reader`)
 TAKEOVER = "batayo.takeover"
+# in its environ, once the app answered 101: the upgraded connection's session, run by the handler
+UPGRADED = "batayo.upgraded"
 SPENT = io.BytesIO()  # what an upgraded connection's handler reads instead of its reader: nothing
 
 
@@ -235,8 +237,11 @@ class Guarded(OneSend):
 
     def handle_one_response(self):
         super().handle_one_response()
-        if self.connection_upgraded:  # answered 101: the app's session on it is over
+        session = self.environ.pop(UPGRADED, None)
+        if self.connection_upgraded:  # answered 101: the connection is the app's session's
             self.close_connection = True
+            if session is not None:  # here, not in the answer's close: the app's stack is gone
+                session()
 
     def handle(self) -> None:
         cap, peer = self.guard.cap, _peer(self.client_address)

@@ -147,6 +147,59 @@ def test_an_upgraded_connections_reader_is_freed_once_spent():
     assert answer.startswith(b"HTTP/1.1 200 ") and freed == [True]
 
 
+def test_an_upgraded_connections_session_runs_once_the_app_has_returned():
+    """service/wsgi_io.py `Guarded.handle_one_response`: the session an app leaves in the
+    environ (`batayo.upgraded`) runs after the 101 is sent and the app's answer is closed, so a
+    waiting socket's greenlet holds none of the app's frames; a plain answer runs nothing."""
+    import gevent
+    from gevent import pywsgi, socket
+
+    from service.wsgi_io import TAKEOVER, UPGRADED, Guarded, Server
+
+    seen = []
+
+    class Answer(list):
+        def close(self):
+            seen.append("closed")
+
+    def app(environ, start_response):
+        sock = environ[TAKEOVER][0]
+
+        def session():
+            seen.append("session")
+            sock.sendall(b"after")
+
+        environ[UPGRADED] = session
+        upgraded = environ["PATH_INFO"] == "/up"
+        start_response("101 Switching Protocols" if upgraded else "200 OK", [])
+        return Answer([b""])
+
+    class Handler(Guarded, pywsgi.WSGIHandler):
+        pass
+
+    server = Server(("127.0.0.1", 0), app, handler_class=Handler, log=None)
+    server.start()
+    got = {}
+    try:
+        for path in ("/up", "/plain"):
+            client = socket.create_connection(("127.0.0.1", server.server_port))
+            client.sendall(
+                b"GET %s HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: close\r\n\r\n"
+                % path.encode()
+            )
+            data = b""
+            with gevent.Timeout(10):
+                while chunk := client.recv(1024):
+                    data += chunk
+            client.close()
+            got[path] = data
+    finally:
+        server.stop()
+    assert got["/up"].startswith(b"HTTP/1.1 101 ") and got["/up"].endswith(b"after")
+    assert got["/plain"].startswith(b"HTTP/1.1 200 ") and not got["/plain"].endswith(b"after")
+    assert seen == ["closed", "session", "closed"]
+
+
 def test_gevent_servers_spawn_and_close_and_sendmsg_gives_0_when_still_full():
     """service/wsgi_io.py serves a connection another worker passed with the server's `_spawn`
     and `do_close`; service/handoff.py sends again when gevent's `sendmsg` gives 0."""

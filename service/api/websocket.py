@@ -24,6 +24,7 @@ from .stream import subscribe
 bp = Blueprint("websocket", __name__, url_prefix="/v1")
 SOCKET_QUERY_SCHEMA = schemas.StreamQuery()
 TAKEOVER = "batayo.takeover"  # service/wsgi_io.py puts the connection there
+UPGRADED = "batayo.upgraded"  # what service/wsgi_io.py runs once the 101 is sent
 SUBPROTOCOL = "batayo.v1"  # a browser's: its first message is {"auth": TOKEN}
 
 # What a client gets, for the contract (openapi.yaml's description of the operation).
@@ -92,9 +93,10 @@ def game_socket(game_id: str) -> Response:
         response.headers["Sec-WebSocket-Protocol"] = SUBPROTOCOL
     # no extension is ever agreed (no permessage-deflate): every frame is sent as it is
     response.direct_passthrough = True
-    # the server writes the 101, then closes the answer: the session runs there, in the
-    # connection's greenlet, and the connection ends with it
-    response.call_on_close(session.run)
+    # the server writes the 101 and closes the answer, then runs the session in the connection's
+    # greenlet (service/wsgi_io.py), whose waits then hold none of the app's frames; the
+    # connection ends with it
+    request.environ[UPGRADED] = session.run
     return response
 
 
