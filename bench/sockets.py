@@ -161,7 +161,9 @@ async def main_async(url: str, games: int, seconds: float, warmup: float = 1.0) 
     return await measured(url, Player, "socket", games, seconds, warmup)
 
 
-def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Path) -> None:
+def spectators(
+    host: str, port: int, path: str, n: int, seconds: float, out: Path, busy: bool = False
+) -> None:
     """Open `n` spectator sockets of `path` (in waves), print `ready` once every one is
     upgraded, then record each event's arrival for `seconds`; write them to `out` as
     (version, arrival) pairs of doubles, as bench/streams.py's SSE followers do.
@@ -169,7 +171,8 @@ def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Pat
     Like those followers, which look for each `id:` line, it scans what arrives for the start
     of each event frame's JSON (`{"event":{"version":N`, which nothing inside a JSON text can
     spell) instead of parsing every frame, so both processes cost the server's two cores
-    about alike; the server's keep-alive ping is answered the same way."""
+    about alike; the server's keep-alive ping is answered the same way. `busy`: poll without
+    ever sleeping, as bench/streams.py's `BUSY` says."""
     sel = selectors.DefaultSelector()
     tails: dict[int, bytes] = {}
     seen = array.array("d")
@@ -194,7 +197,7 @@ def spectators(host: str, port: int, path: str, n: int, seconds: float, out: Pat
     end = time.monotonic() + seconds
     pong = frame(PONG, KEEP_ALIVE_PING[2:])
     while time.monotonic() < end:
-        for key, _ in sel.select(timeout=0.5):
+        for key, _ in sel.select(timeout=0 if busy else 0.5):
             sock = key.fileobj
             try:
                 data = sock.recv(262144)
@@ -236,12 +239,13 @@ def main() -> None:
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--seconds", type=float, required=True)
     s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--busy", action="store_true")
     parser.add_argument("--url")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
     if args.command == "spectators":
-        spectators("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out)
+        spectators("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out, args.busy)
         return
     if not args.url:
         parser.error("--url is needed")

@@ -44,11 +44,19 @@ NO_CAPS = {
 
 # -- the followers' process ------------------------------------------------------------------
 
+# On loopback the sender's `send` also runs the receiver's side of TCP, and wakes the receiver if
+# it sleeps: a followers' process that drains its sockets quickly and sleeps costs the server's
+# CPU more than one that is still busy. `--busy` followers never sleep, so the server's CPU is
+# its own, as it is with spectators on other machines (docs/performance.md#live-streams).
+BUSY = "--busy"
 
-def followers(host: str, port: int, path: str, n: int, seconds: float, out: Path) -> None:
+
+def followers(
+    host: str, port: int, path: str, n: int, seconds: float, out: Path, busy: bool = False
+) -> None:
     """Open `n` streams of `path` (in waves, so the listen queue never overflows), print `ready`
     once every one is answered, then record each `id:` arrival for `seconds`; write them to
-    `out` as (version, arrival) pairs of doubles."""
+    `out` as (version, arrival) pairs of doubles. `busy`: poll without ever sleeping (`BUSY`)."""
     sel = selectors.DefaultSelector()
     request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode()
     answered = 0
@@ -75,7 +83,7 @@ def followers(host: str, port: int, path: str, n: int, seconds: float, out: Path
     print("ready", answered, flush=True)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        for key, _ in sel.select(timeout=0.5):
+        for key, _ in sel.select(timeout=0 if busy else 0.5):
             sock = key.fileobj
             try:
                 data = sock.recv(262144)
@@ -200,6 +208,7 @@ def phase(
     redis_url: str,
     transport: str = "stream",
     root: Path = ROOT,
+    busy: bool = False,
 ) -> dict:
     """One run: the server (from the checkout `root`), `n` followers of one game (spectators
     on its SSE stream, or on its WebSocket with `transport` "socket": bench/sockets.py's), the
@@ -232,6 +241,7 @@ def phase(
                 *(sys.executable, *entry, "--port", str(port)),
                 *("--path", f"/v1/games/{gid}/{transport}", "--n", str(n)),
                 *("--seconds", str(seconds + 1.0), "--out", str(out)),
+                *([BUSY] if busy else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -319,6 +329,7 @@ def phase(
         "server": kind,
         "transport": transport,
         "followers": n,
+        "busy": busy,
         "seconds": seconds,
         "actions": len(answered),
         "actions_delivered_to_all": complete,
@@ -350,13 +361,17 @@ def main() -> None:
     f.add_argument("--n", type=int, required=True)
     f.add_argument("--seconds", type=float, required=True)
     f.add_argument("--out", type=Path, required=True)
+    f.add_argument(BUSY, action="store_true")
     parser.add_argument("--server", choices=("production", "serve"), default="production")
     parser.add_argument("--followers", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--transport", choices=("stream", "socket"), default="stream")
+    parser.add_argument(
+        BUSY, action="store_true", help="followers that never sleep (see BUSY in the source)"
+    )
     args = parser.parse_args()
     if args.command == "followers":
-        followers("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out)
+        followers("127.0.0.1", args.port, args.path, args.n, args.seconds, args.out, args.busy)
         return
     redis_url, own = os.environ.get("REDIS_URL"), None
     if not redis_url and args.server == "production":
@@ -366,7 +381,14 @@ def main() -> None:
         own = RedisServer(Path(tempfile.mkdtemp(prefix="batayo-bench-redis-")))
         redis_url = own.url
     try:
-        result = phase(args.server, args.followers, args.seconds, redis_url or "", args.transport)
+        result = phase(
+            args.server,
+            args.followers,
+            args.seconds,
+            redis_url or "",
+            args.transport,
+            busy=args.busy,
+        )
         print(json.dumps(result))
     finally:
         if own is not None:

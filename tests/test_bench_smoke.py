@@ -140,3 +140,21 @@ def test_a_table_whose_game_ends_starts_a_new_one(monkeypatch):
     out = asyncio.run(players.measured("http://x:1", Quick, "live", 2, 0.3, warmup=0.05))
     assert len(made) > 2  # the two first games, and more while the clock ran
     assert out["streams"] == out["streams_wanted"] > 4
+
+
+def test_spectators_that_never_sleep_get_every_event(redis_url):
+    """bench/streams.py --busy: both transports' readers poll without sleeping and still see
+    every action's event on every connection."""
+    for transport in ("stream", "socket"):
+        out = _bench(
+            "streams.py",
+            *("--server", "production", "--followers", "20", "--seconds", "2"),
+            *("--transport", transport, "--busy"),
+            env={"REDIS_URL": redis_url, "PATH": ""},
+        )
+        assert out.returncode == 0, out.stderr
+        phase = json.loads(out.stdout.strip().splitlines()[-1])
+        assert phase["busy"] is True and phase["transport"] == transport, phase
+        assert phase["actions"] >= 1, phase
+        assert phase["actions_delivered_to_all"] == phase["actions"], phase
+        assert phase["deliveries"] == 20 * phase["actions"], phase
