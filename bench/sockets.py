@@ -19,17 +19,16 @@ bench/streams.py, recording when each event arrives on each.
 from __future__ import annotations
 
 import argparse
-import array
 import asyncio
 import base64
 import json
 import os
-import selectors
 import socket
 import struct
 import time
 from pathlib import Path
 
+import arrivals
 from players import GAME, RUNNING, Stats, measured  # noqa: F401 - RUNNING: the moves under way
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
@@ -171,63 +170,19 @@ def spectators(
     Like those followers, which look for each `id:` line, it scans what arrives for the start
     of each event frame's JSON (`{"event":{"version":N`, which nothing inside a JSON text can
     spell) instead of parsing every frame, so both processes cost the server's two cores
-    about alike; the server's keep-alive ping is answered the same way. `busy`: poll without
-    ever sleeping, as bench/streams.py's `BUSY` says."""
-    sel = selectors.DefaultSelector()
-    tails: dict[int, bytes] = {}
-    seen = array.array("d")
-    opened = 0
-    while opened < n:
-        wave = []
-        for _ in range(min(250, n - opened)):
-            sock = socket.create_connection((host, port))
-            sock.sendall(upgrade(host, port, path))
-            wave.append(sock)
-        opened += len(wave)
-        for sock in wave:
-            head = b""
-            while b"\r\n\r\n" not in head:
-                head += sock.recv(65536)
-            if not head.startswith(b"HTTP/1.1 101"):
-                raise SystemExit(f"socket refused: {head[:200]!r}")
-            sock.setblocking(False)
-            tails[sock.fileno()] = head.split(b"\r\n\r\n", 1)[1]
-            sel.register(sock, selectors.EVENT_READ)
-    print("ready", opened, flush=True)
-    end = time.monotonic() + seconds
+    about alike; the server's keep-alive ping is answered the same way. `busy`: readers that
+    never sleep (bench/arrivals.py)."""
+    held = arrivals.opened(host, port, n, upgrade(host, port, path), b"HTTP/1.1 101")
+    print("ready", len(held), flush=True)
     pong = frame(PONG, KEEP_ALIVE_PING[2:])
-    while time.monotonic() < end:
-        for key, _ in sel.select(timeout=0 if busy else 0.5):
-            sock = key.fileobj
-            try:
-                data = sock.recv(262144)
-            except BlockingIOError:
-                continue
-            now = time.monotonic()
-            if not data:
-                sel.unregister(sock)
-                continue
-            fd = sock.fileno()
-            text = tails[fd] + data
-            if KEEP_ALIVE_PING in text:
-                sock.sendall(pong)
-                text = text.replace(KEEP_ALIVE_PING, b"")
-            start = 0
-            while True:
-                i = text.find(_VERSION_FIRST, start)
-                if i < 0:
-                    break
-                i += len(_VERSION_FIRST)
-                j = text.find(b",", i)
-                if j < 0:
-                    start = i - len(_VERSION_FIRST)
-                    break
-                seen.append(float(text[i:j]))
-                seen.append(now)
-                start = j
-            tails[fd] = text[max(start, len(text) - 64) :]
-    with out.open("wb") as f:
-        seen.tofile(f)
+
+    def received(sock: socket.socket, text: bytes) -> bytes:
+        if KEEP_ALIVE_PING in text:
+            sock.sendall(pong)
+            text = text.replace(KEEP_ALIVE_PING, b"")
+        return text
+
+    arrivals.record(held, seconds, out, _VERSION_FIRST, b",", busy, received)
 
 
 def main() -> None:

@@ -22,7 +22,6 @@ import http.client
 import json
 import os
 import resource
-import selectors
 import signal
 import socket
 import subprocess
@@ -32,6 +31,8 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+import arrivals  # the readers' process (bench/arrivals.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_CAPS = {
@@ -44,11 +45,7 @@ NO_CAPS = {
 
 # -- the followers' process ------------------------------------------------------------------
 
-# On loopback the sender's `send` also runs the receiver's side of TCP, and wakes the receiver if
-# it sleeps: a followers' process that drains its sockets quickly and sleeps costs the server's
-# CPU more than one that is still busy. `--busy` followers never sleep, so the server's CPU is
-# its own, as it is with spectators on other machines (docs/performance.md#live-streams).
-BUSY = "--busy"
+BUSY = "--busy"  # readers that never sleep (bench/arrivals.py)
 
 
 def followers(
@@ -56,59 +53,11 @@ def followers(
 ) -> None:
     """Open `n` streams of `path` (in waves, so the listen queue never overflows), print `ready`
     once every one is answered, then record each `id:` arrival for `seconds`; write them to
-    `out` as (version, arrival) pairs of doubles. `busy`: poll without ever sleeping (`BUSY`)."""
-    sel = selectors.DefaultSelector()
+    `out` as (version, arrival) pairs of doubles; `busy`: readers that never sleep."""
     request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode()
-    answered = 0
-    tails: dict[int, bytes] = {}
-    seen = array.array("d")
-    opened = 0
-    while opened < n:
-        wave = []
-        for _ in range(min(250, n - opened)):
-            sock = socket.create_connection((host, port))
-            sock.sendall(request)
-            wave.append(sock)
-        opened += len(wave)
-        for sock in wave:  # each answers its head (and the catch-up) before the next wave
-            head = b""
-            while b"\r\n\r\n" not in head:
-                head += sock.recv(65536)
-            if not head.startswith(b"HTTP/1.1 200"):
-                raise SystemExit(f"stream refused: {head[:200]!r}")
-            answered += 1
-            sock.setblocking(False)
-            tails[sock.fileno()] = b""
-            sel.register(sock, selectors.EVENT_READ)
-    print("ready", answered, flush=True)
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        for key, _ in sel.select(timeout=0 if busy else 0.5):
-            sock = key.fileobj
-            try:
-                data = sock.recv(262144)
-            except BlockingIOError:
-                continue
-            now = time.monotonic()
-            if not data:
-                sel.unregister(sock)
-                continue
-            fd = sock.fileno()
-            text = tails[fd] + data
-            start = 0
-            while True:
-                i = text.find(b"\nid: ", start)
-                if i < 0:
-                    break
-                j = text.find(b"\n", i + 5)
-                if j < 0:
-                    break
-                seen.append(float(text[i + 5 : j]))
-                seen.append(now)
-                start = j
-            tails[fd] = text[max(start, len(text) - 64) :]
-    with out.open("wb") as f:
-        seen.tofile(f)
+    held = arrivals.opened(host, port, n, request, b"HTTP/1.1 200")
+    print("ready", len(held), flush=True)
+    arrivals.record(held, seconds, out, b"\nid: ", b"\n", busy)
 
 
 # -- the driver --------------------------------------------------------------------------------
