@@ -158,3 +158,37 @@ def test_spectators_that_never_sleep_get_every_event(redis_url):
         assert phase["actions"] >= 1, phase
         assert phase["actions_delivered_to_all"] == phase["actions"], phase
         assert phase["deliveries"] == 20 * phase["actions"], phase
+
+
+def test_the_readers_note_a_version_split_across_two_reads(monkeypatch, tmp_path):
+    """bench/arrivals.py: a version whose digits (or marker) arrive in two reads is noted once,
+    from the read that completes it; for both spellings (SSE's `id:` line, a socket's JSON)."""
+    import array
+    import socket
+    import threading
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import arrivals
+
+    for marker, ends, parts in (
+        (b"\nid: ", b"\n", [b"data: x\n\nid: 1", b"2\ndata: y\n\nid: 13\n", b"\ni", b"d: 14\n"]),
+        (b'{"v":', b",", [b'{"v":7,"a":1}{"v', b'":8,"a":2}{"v":9', b',"a":3}']),
+    ):
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+
+        def send(chunks: list[bytes] = parts, sock: socket.socket = theirs) -> None:
+            for chunk in chunks:
+                sock.sendall(chunk)
+                threading.Event().wait(0.1)  # each its own read
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        out = tmp_path / "arrivals.bin"
+        arrivals.record({ours: b""}, 0.8, out, marker, ends, busy=False)
+        sender.join()
+        ours.close()
+        theirs.close()
+        seen = array.array("d", out.read_bytes())
+        versions = [int(v) for v in seen[0::2]]
+        assert versions == ([12, 13, 14] if ends == b"\n" else [7, 8, 9]), versions
