@@ -294,3 +294,29 @@ def test_a_stream_whose_body_is_never_read_leaves_the_hub_when_the_server_closes
     answer.close()  # as a server does once the client is gone
     assert hub.stats()["streams"] == 0
     hub.close()
+
+
+def test_a_subscription_says_whether_what_it_handed_out_holds_an_event():
+    """`Subscription.handed` (a socket's `acted` frame goes with its events when they come
+    first): true for an event of the live batch just handed out, at its version and hash only;
+    false for a page of the catch-up."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, LiveSettings(per_client=0), follow=pump.follow)
+    reader = hub.open(gid, None, 0, False, "c")
+    frames = reader.frames()
+    next(frames), next(frames)  # retry, then the catch-up
+    tip = engine.load(gid)
+    assert not reader.handed(tip["version"], tip["hash"])  # a catch-up page
+    hub.channels[gid].follow()
+    _flip(engine, gid)
+    pump.step(hub, gid)
+    next(frames)
+    state = engine.load(gid)
+    assert reader.handed(state["version"], state["hash"])
+    assert not reader.handed(state["version"], tip["hash"])
+    assert not reader.handed(state["version"] + 1, state["hash"])
+    reader.close()
+    hub.close()
+    pump.wanted.set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Blueprint, Response, current_app, request
 
 from ..core.views import game_view
@@ -68,12 +70,13 @@ def applied(
     action: dict,
     if_match: str | None,
     idem_key: str | None,
+    decided: Callable[[dict], None] | None = None,
 ) -> tuple[list[dict], dict]:
     """A seat's action applied after the route's checks (`If-Match`, idempotency): the events
     appended and the new state, without the answer's body (the socket sends its events and
-    view as frames of their own)."""
+    view as frames of their own). `decided`: as `Engine.act`'s."""
     expected = caching.if_match(if_match, lambda: eng.load(game_id)["version"])
-    return eng.act(game_id, seat, action, expected, idem_key)
+    return eng.act(game_id, seat, action, expected, idem_key, decided=decided)
 
 
 HINT_RETRY_S = 1  # a strong move is searched in well under a second (docs/bots.md)

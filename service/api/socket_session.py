@@ -74,6 +74,8 @@ class Session:
 
     # a spectator's socket is mostly this object while it waits: no dict of its own
     __slots__ = (
+        "acted_early",
+        "acting",
         "actions_path",
         "app",
         "authed",
@@ -133,6 +135,10 @@ class Session:
         self.lock = gevent.lock.Semaphore()
         self.sent_upto = subscription.after  # the last event version written to the socket
         self.pending: list[tuple[int, bytes]] = []  # `acted` frames waiting for their events
+        # the `act` under way, once decided: its version, the hash of its last event and its
+        # `acted` frame, which goes out with its events if they come before its answer does
+        self.acting: tuple[int, str, bytes] | None = None
+        self.acted_early = -1  # the version whose `acted` frame went out that way
         self.parts: list[str] = []  # the text message being received
         self.size = 0
         self.binary = False
@@ -354,23 +360,28 @@ class Session:
         self._refuse_or_act(ident, msg)
 
     def _refuse_or_act(self, ident: str | int, msg: dict) -> None:
+        self.acted_early = -1  # one act at a time: none of this one's has gone out yet
         try:
             version = self._act(ident, msg)
         except Problem as exc:
-            return self._refuse(ident, problem_body(exc.status, exc.code, exc.detail, **exc.extra))
+            return self._refused(ident, problem_body(exc.status, exc.code, exc.detail, **exc.extra))
         except REFUSALS as exc:
             p = refusal(exc)
-            return self._refuse(ident, problem_body(p.status, p.code, p.detail, **p.extra))
+            return self._refused(ident, problem_body(p.status, p.code, p.detail, **p.extra))
         except STORE_DOWN as exc:
             log.warning("the store does not answer: %s", exc)
             body = problem_body(503, "unavailable", "the store does not answer; retry shortly")
-            return self._refuse(ident, {**body, "retry_after": 1})
+            return self._refused(ident, {**body, "retry_after": 1})
         except Exception:  # a bug: logged, answered as the POST's 500
             log.exception("an action on the socket of game %s failed", self.game_id)
             body = problem_body(500, "internal_error", "an unexpected error; it has been logged")
-            return self._refuse(ident, body)
+            return self._refused(ident, body)
+        finally:
+            self.acting = None
         frame = wsframes.text({"acted": {"id": ident, "version": version}})
         with self.lock:
+            if self.acted_early == version:  # out already, with its events
+                return
             if self.ws.state is not ConnectionState.OPEN:
                 return  # the close frame is out: no data frame may follow it (RFC 6455 5.5.1)
             if self.sent_upto >= version:  # its events are out already (or it was a replay)
@@ -407,8 +418,19 @@ class Session:
             raise _bad("key must be a string")
         key = checked_key(key)
         header = None if if_match is None else f'"{if_match}"'
-        _, state = applied(self.engine, self.game_id, seat, action, header, key)
+
+        def decided(state: dict) -> None:
+            acted = wsframes.text({"acted": {"id": ident, "version": state["version"]}})
+            self.acting = (state["version"], state["hash"], acted)
+
+        _, state = applied(self.engine, self.game_id, seat, action, header, key, decided)
         return state["version"]
+
+    def _refused(self, ident: str | int, problem: dict) -> None:
+        """An act's refusal, unless its `acted` went out with its events (the store lost the
+        answer of an append that landed): that act is applied, whatever came after."""
+        if self.acted_early < 0:
+            self._refuse(ident, problem)
 
     def _authenticate(self, msg: Any) -> None:
         token = msg.get("auth") if isinstance(msg, dict) and set(msg) == {"auth"} else None
@@ -453,6 +475,12 @@ class Session:
                     return
                 if self.pending:
                     chunk += self._due(upto)
+                acting = self.acting
+                if acting is not None and sub.handed(acting[0], acting[1]):
+                    # the act's events came before its answer: its `acted` goes with them,
+                    # in the same write rather than a send of its own
+                    chunk += acting[2]
+                    self.acting, self.acted_early = None, acting[0]
                 if not self._write(chunk):
                     return
                 self.sent_upto = upto

@@ -358,16 +358,21 @@ class Engine:
         idem_key: str | None = None,
         actor: Any = None,
         schedule: bool = True,
+        decided: Callable[[dict], None] | None = None,
     ) -> tuple[list[dict], dict]:
         """Apply a seat's action: the events appended and the new state.
 
         With `expected` (If-Match) the action applies only at that version (else Stale); with
         `idem_key` (scoped to the seat) a retry returns the first answer's events and appends
-        nothing. Without `schedule` the caller enqueues what became due itself.
+        nothing. Without `schedule` the caller enqueues what became due itself. `decided` is
+        told each state about to be appended (a conflict decides again): the events may be
+        read back before the append's answer comes.
         """
         hold = self.turns.hold(game_id)
         try:
-            return self._act(game_id, seat, action, expected, idem_key, actor, schedule, hold)
+            return self._act(
+                game_id, seat, action, expected, idem_key, actor, schedule, hold, decided
+            )
         finally:
             hold.end()
 
@@ -381,6 +386,7 @@ class Engine:
         actor: Any,
         schedule: bool,
         hold: Hold,
+        decided: Callable[[dict], None] | None,
     ) -> tuple[list[dict], dict]:
         fp = fingerprint({"seat": seat, "action": action}) if idem_key else None
         idem_hash = scoped(idem_key, f"seat:{seat}") if idem_key else None
@@ -417,6 +423,8 @@ class Engine:
                 idem = (idem_hash, {"fp": fp, "from": state["version"], "to": cmd.state["version"]})
             if self.store.pipelined:  # the next action may decide on this one's state now
                 hold.hand_on(cmd.state)
+            if decided is not None:
+                decided(cmd.state)
             try:
                 self._append(game_id, state, cmd, idem)
             except Conflict as conflict:

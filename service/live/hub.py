@@ -449,6 +449,7 @@ class Subscription:
     __slots__ = (
         "_closed",
         "after",
+        "batch_out",
         "channel",
         "client",
         "codec",
@@ -481,10 +482,20 @@ class Subscription:
         # when it last sent something: its keep-alives keep time with its game's wakes
         self.sent_at = channel.woken_at
         self.slot = next(channel.slots)
+        self.batch_out: Batch | None = None  # the live batch of what it handed out last
         self._closed = False
 
     def start(self) -> None:
         self.seq, self.state = self.channel.position()
+
+    def handed(self, version: int, tip: str) -> bool:
+        """Whether what it handed out last holds the event at `version` whose hash is `tip`
+        (a live batch's; a page of the catch-up is not looked into)."""
+        batch = self.batch_out
+        if batch is None or not batch.first <= version <= batch.last:
+            return False
+        event = batch.events[version - batch.first]  # a batch's versions follow on
+        return event["version"] == version and event.get("hash") == tip
 
     def close(self) -> None:
         if not self._closed:
@@ -542,7 +553,9 @@ class Subscription:
                     out = self._sent(batch)
                     self.after = batch.last  # before the yield: what was handed out
                     self.sent_at = now
+                    self.batch_out = batch
                     yield out
+                    self.batch_out = None
                 if batch.state["status"] == "finished":
                     self.ended = "finished"
                     return
