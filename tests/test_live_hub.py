@@ -47,6 +47,19 @@ class Pump:
         assert wait_until(lambda: channel.next_seq > seq, 10)
 
 
+def _caught_up(settings: LiveSettings, client: str):
+    """A game on fakeredis, its hub with a follower we drive, and one spectator's frames read
+    past its catch-up (the retry, then the stored events)."""
+    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
+    gid, _ = _game(engine)
+    pump = Pump(engine)
+    hub = Hub(engine, settings, follow=pump.follow)
+    reader = hub.open(gid, None, 0, False, client)
+    frames = reader.frames()
+    caught_up = next(frames).decode() + next(frames).decode()
+    return engine, gid, pump, hub, reader, frames, caught_up
+
+
 def _frames(subscription, until):
     """Read a subscription's frames (as the server would) until `until(text)`."""
     out = ""
@@ -95,13 +108,7 @@ def test_a_batch_is_encoded_once_per_audience_however_many_read_it():
 
 
 def test_a_reader_that_falls_behind_the_backlog_is_closed_cleanly_and_resumes_exactly():
-    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
-    gid, _ = _game(engine)
-    pump = Pump(engine)
-    hub = Hub(engine, LiveSettings(backlog=2), follow=pump.follow)
-    slow = hub.open(gid, None, 0, False, "slow")
-    frames = slow.frames()
-    text = next(frames).decode() + next(frames).decode()  # retry, then the catch-up
+    engine, gid, pump, hub, _, frames, text = _caught_up(LiveSettings(backlog=2), "slow")
     assert "id: 2\n" in text
     channel = hub.channels[gid]
     channel.follow()
@@ -300,13 +307,7 @@ def test_a_subscription_says_whether_what_it_handed_out_holds_an_event():
     """`Subscription.handed` (a socket's `acted` frame goes with its events when they come
     first): true for an event of the live batch just handed out, at its version and hash only;
     false for a page of the catch-up."""
-    engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())
-    gid, _ = _game(engine)
-    pump = Pump(engine)
-    hub = Hub(engine, LiveSettings(per_client=0), follow=pump.follow)
-    reader = hub.open(gid, None, 0, False, "c")
-    frames = reader.frames()
-    next(frames), next(frames)  # retry, then the catch-up
+    engine, gid, pump, hub, reader, frames, _ = _caught_up(LiveSettings(per_client=0), "c")
     tip = engine.load(gid)
     assert not reader.handed(tip["version"], tip["hash"])  # a catch-up page
     hub.channels[gid].follow()
