@@ -69,6 +69,32 @@ def healthcheck(env: dict) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.redis
+def test_a_workers_loop_never_waits_long_for_its_command_channels_thread(queue_server):
+    """service/cli/working.py `_stop`: RQ's command channel is a thread of redis-py's reading
+    with a 60 s timeout, and redis-py 8 waits for it to end on `stop`; a loop that stopped just
+    as the thread went back to reading waited that long, and the games with it. A stop, and
+    a worker's unsubscribe, wait a second at most."""
+    from service.cli.working import COMMANDS_STOP_S, _stop, worker_class
+
+    client = queue_server.client()
+    pubsub = client.pubsub()
+    pubsub.subscribe(**{"batayo-test-commands": lambda message: None})
+    thread = pubsub.run_in_thread(sleep_time=60, daemon=True)
+    time.sleep(0.3)  # reading, with nothing to come
+    started = time.monotonic()
+    _stop(thread)
+    assert time.monotonic() - started < 2 * COMMANDS_STOP_S + 1
+    pubsub.close()
+
+    worker = worker_class(fork=False, grace=5.0)(["batayo-test"], connection=client)
+    worker.subscribe()
+    time.sleep(0.3)
+    started = time.monotonic()
+    worker.unsubscribe()
+    assert time.monotonic() - started < 2 * COMMANDS_STOP_S + 1
+
+
+@pytest.mark.redis
 @pytest.mark.slow
 def test_a_worker_outlives_the_queue_going_away_and_its_games_and_clocks_go_on(
     real_redis, redis_url, queue_server, tmp_path

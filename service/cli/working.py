@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import logging
 import os
 import signal
@@ -26,6 +27,7 @@ log = logging.getLogger("batayo.worker")
 
 RECONNECT_S = 1.0  # how often a worker whose loop stopped asks the queue again
 LOOP_WAIT_S = 2  # the longest the loop waits for a job before it shows it is alive again
+COMMANDS_STOP_S = 1.0  # the longest a stop waits for the command channel's thread
 
 
 def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
@@ -56,6 +58,16 @@ def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
             if liveness is not None:
                 liveness.tick()
             return super().heartbeat(*args, **kwargs)
+
+        def unsubscribe(self):
+            """RQ's, with the wait for its command channel's thread bounded (`_stop`)."""
+            if self.pubsub_thread:
+                self.log.info(
+                    "Worker %s: unsubscribing from channel %s", self.name, self.pubsub_channel_name
+                )
+                self.pubsub.unsubscribe()
+                _stop(self.pubsub_thread)
+                self.pubsub.close()
 
         holding = None  # the job taken from the queue and not finished yet
 
@@ -147,4 +159,18 @@ def _drop(worker: Worker) -> None:
     thread = getattr(worker, "pubsub_thread", None)
     if thread is not None:
         with contextlib.suppress(Exception):  # it is gone with the connection anyway
-            thread.stop()
+            _stop(thread)
+
+
+def _stop(thread: threading.Thread) -> None:
+    """Stop RQ's command channel's thread, waiting for it `COMMANDS_STOP_S` at most. redis-py 8's
+    `stop` waits until the thread ends, and RQ lets the thread's read block for 60 s: a stop
+    that came just after the thread went back to reading (the confirmation of the unsubscribe
+    read first, as under load) held the worker's loop, and every game waiting on it, that long.
+    The thread is a daemon: left reading, it ends at its next message or with the connection."""
+    stop = thread.stop  # type: ignore[attr-defined]
+    if "timeout" in inspect.signature(stop).parameters:
+        stop(timeout=COMMANDS_STOP_S)
+    else:  # redis-py before 8: stop only clears the flag
+        stop()
+        thread.join(timeout=COMMANDS_STOP_S)
