@@ -84,7 +84,9 @@ def test_a_workers_loop_never_waits_long_for_its_command_channels_thread(queue_s
     started = time.monotonic()
     _stop(thread)
     assert time.monotonic() - started < 2 * COMMANDS_STOP_S + 1
-    pubsub.close()
+    client.publish("batayo-test-commands", "wake")  # its read returns; stopped, it ends
+    thread.join(5)
+    assert not thread.is_alive()
 
     worker = worker_class(fork=False, grace=5.0)(["batayo-test"], connection=client)
     worker.subscribe()

@@ -67,7 +67,8 @@ def worker_class(fork: bool, grace: float, liveness=None) -> type[Worker]:
                 )
                 self.pubsub.unsubscribe()
                 _stop(self.pubsub_thread)
-                self.pubsub.close()
+                if not self.pubsub_thread.is_alive():  # else it closes it as its read returns
+                    self.pubsub.close()
 
         holding = None  # the job taken from the queue and not finished yet
 
@@ -167,7 +168,8 @@ def _stop(thread: threading.Thread) -> None:
     `stop` waits until the thread ends, and RQ lets the thread's read block for 60 s: a stop
     that came just after the thread went back to reading (the confirmation of the unsubscribe
     read first, as under load) held the worker's loop, and every game waiting on it, that long.
-    The thread is a daemon: left reading, it ends at its next message or with the connection."""
+    The thread is a daemon: left reading, it ends (and closes its connection) once its read
+    returns, a message or the timeout; closing the connection under it would make it fail."""
     stop = thread.stop  # type: ignore[attr-defined]
     if "timeout" in inspect.signature(stop).parameters:
         stop(timeout=COMMANDS_STOP_S)
