@@ -135,9 +135,9 @@ class Session:
         self.lock = gevent.lock.Semaphore()
         self.sent_upto = subscription.after  # the last event version written to the socket
         self.pending: list[tuple[int, bytes]] = []  # `acted` frames waiting for their events
-        # the `act` under way, once decided: its version, the hash of its last event and its
-        # `acted` frame, which goes out with its events if they come before its answer does
-        self.acting: tuple[int, str, bytes] | None = None
+        # the `act` under way, once decided: its version, the hash of its last event and its id;
+        # its `acted` frame goes out with its events if they come before its answer does
+        self.acting: tuple[int, str, str | int] | None = None
         self.acted_early = -1  # the version whose `acted` frame went out that way
         self.parts: list[str] = []  # the text message being received
         self.size = 0
@@ -378,12 +378,12 @@ class Session:
             return self._refused(ident, body)
         finally:
             self.acting = None
-        frame = wsframes.text({"acted": {"id": ident, "version": version}})
         with self.lock:
             if self.acted_early == version:  # out already, with its events
                 return
             if self.ws.state is not ConnectionState.OPEN:
                 return  # the close frame is out: no data frame may follow it (RFC 6455 5.5.1)
+            frame = _acted(ident, version)
             if self.sent_upto >= version:  # its events are out already (or it was a replay)
                 self._write(frame)
             else:
@@ -420,8 +420,7 @@ class Session:
         header = None if if_match is None else f'"{if_match}"'
 
         def decided(state: dict) -> None:
-            acted = wsframes.text({"acted": {"id": ident, "version": state["version"]}})
-            self.acting = (state["version"], state["hash"], acted)
+            self.acting = (state["version"], state["hash"], ident)
 
         _, state = applied(self.engine, self.game_id, seat, action, header, key, decided)
         return state["version"]
@@ -479,7 +478,7 @@ class Session:
                 if acting is not None and sub.handed(acting[0], acting[1]):
                     # the act's events came before its answer: its `acted` goes with them,
                     # in the same write rather than a send of its own
-                    chunk += acting[2]
+                    chunk += _acted(acting[2], acting[0])
                     self.acting, self.acted_early = None, acting[0]
                 if not self._write(chunk):
                     return
@@ -538,6 +537,11 @@ class Session:
         self.cut = True
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def _acted(ident: str | int, version: int) -> bytes:
+    """The `acted` frame of the act `ident`, applied at `version`."""
+    return wsframes.text({"acted": {"id": ident, "version": version}})
 
 
 def _bad(detail: str) -> Problem:
