@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+BUSY = "--busy"  # the readers' option for never sleeping (both transports' entry points)
 WAVE = 250  # connections opened before their answers are read: the listen queue never overflows
 TAIL = 64  # bytes of what arrived kept for the next read: a version split across two reads
 

@@ -194,7 +194,7 @@ def main() -> None:
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--seconds", type=float, required=True)
     s.add_argument("--out", type=Path, required=True)
-    s.add_argument("--busy", action="store_true")
+    s.add_argument(arrivals.BUSY, action="store_true")
     parser.add_argument("--url")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10)

@@ -45,8 +45,6 @@ NO_CAPS = {
 
 # -- the followers' process ------------------------------------------------------------------
 
-BUSY = "--busy"  # readers that never sleep (bench/arrivals.py)
-
 
 def followers(
     host: str, port: int, path: str, n: int, seconds: float, out: Path, busy: bool = False
@@ -190,7 +188,7 @@ def phase(
                 *(sys.executable, *entry, "--port", str(port)),
                 *("--path", f"/v1/games/{gid}/{transport}", "--n", str(n)),
                 *("--seconds", str(seconds + 1.0), "--out", str(out)),
-                *([BUSY] if busy else []),
+                *([arrivals.BUSY] if busy else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -250,23 +248,20 @@ def phase(
         follow.wait(timeout=seconds + 60)
         done = resource.getrusage(resource.RUSAGE_CHILDREN)  # and now the followers' process
         followers_cpu = done.ru_utime + done.ru_stime - reaped.ru_utime - reaped.ru_stime
-        arrivals = array.array("d")
+        noted = array.array("d")
         with out.open("rb") as f:
-            arrivals.frombytes(f.read())
+            noted.frombytes(f.read())
         delivery: list[float] = []
         got: dict[int, int] = {}
-        for i in range(0, len(arrivals), 2):
-            version = int(arrivals[i])
-            if version in answered:
-                delivery.append((arrivals[i + 1] - answered[version]) * 1000)
-                got[version] = got.get(version, 0) + 1
-        complete = sum(1 for v in answered if got.get(v, 0) == n)
         worst: dict[int, float] = {}
-        for i in range(0, len(arrivals), 2):
-            version = int(arrivals[i])
+        for i in range(0, len(noted), 2):
+            version = int(noted[i])
             if version in answered:
-                lag = (arrivals[i + 1] - answered[version]) * 1000
+                lag = (noted[i + 1] - answered[version]) * 1000
+                delivery.append(lag)
+                got[version] = got.get(version, 0) + 1
                 worst[version] = max(worst.get(version, 0.0), lag)
+        complete = sum(1 for v in answered if got.get(v, 0) == n)
     finally:
         server.send_signal(signal.SIGINT)  # a quick stop: what it measured is in
         try:
@@ -310,13 +305,13 @@ def main() -> None:
     f.add_argument("--n", type=int, required=True)
     f.add_argument("--seconds", type=float, required=True)
     f.add_argument("--out", type=Path, required=True)
-    f.add_argument(BUSY, action="store_true")
+    f.add_argument(arrivals.BUSY, action="store_true")
     parser.add_argument("--server", choices=("production", "serve"), default="production")
     parser.add_argument("--followers", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--transport", choices=("stream", "socket"), default="stream")
     parser.add_argument(
-        BUSY, action="store_true", help="followers that never sleep (see BUSY in the source)"
+        arrivals.BUSY, action="store_true", help="followers that never sleep (bench/arrivals.py)"
     )
     args = parser.parse_args()
     if args.command == "followers":
