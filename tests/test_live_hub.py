@@ -321,3 +321,55 @@ def test_a_subscription_says_whether_what_it_handed_out_holds_an_event():
     reader.close()
     hub.close()
     pump.wanted.set()
+
+
+def test_a_batch_lets_go_of_what_it_holds_once_each_of_its_readers_is_past_it():
+    """The ring keeps a batch's place, and its events and state only while a reader it was
+    published to has not read it: a seat's reader that lags keeps it whole, and a stream opened
+    later starts past it, from the stored log."""
+    engine, gid, pump, hub, reader, frames, _ = _caught_up(LiveSettings(per_client=0), "c")
+    channel = hub.channels[gid]
+    seat = hub.open(gid, 1, channel.state["version"], True, "p")
+    seat_frames = seat.frames()
+    assert b"event: view" in next(seat_frames) + next(seat_frames)  # retry, then the view
+    channel.follow()
+    for _ in range(2):
+        _flip(engine, gid)
+        pump.step(hub, gid)
+    first, second = channel.batches[-2], channel.batches[-1]
+    assert (first.unread, second.unread) == (2, 2)
+    next(frames)
+    next(frames)  # the spectator is past the first batch
+    assert not first.released and first.events and first.state["version"] == first.last
+    next(seat_frames)
+    assert b"event: view" in next(seat_frames)  # the seat reads the second batch, whole
+    assert first.released and (first.events, first.state) == ([], {})
+    assert not second.released and second.events
+    late = hub.open(gid, None, 0, False, "late")
+    text = _frames(late, lambda t: f"id: {second.last}\n" in t)
+    versions = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert versions == list(range(1, second.last + 1))
+    for subscription in (reader, seat, late):
+        subscription.close()
+    hub.close()
+    pump.wanted.set()
+
+
+def test_a_reader_asking_for_a_batch_already_let_go_is_closed_and_resumes_exactly():
+    """Should a reader ever ask for a batch that let go of its events (it was not counted),
+    it is closed as one that fell behind, never handed an empty batch; its resume is exact."""
+    engine, gid, pump, hub, reader, frames, text = _caught_up(LiveSettings(per_client=0), "c")
+    after = int(text.rsplit("id: ", 1)[1].split("\n", 1)[0])
+    channel = hub.channels[gid]
+    channel.follow()
+    _flip(engine, gid)
+    pump.step(hub, gid)
+    channel.batches[-1].read()  # as if its only reader were someone else
+    assert list(frames) == [] and reader.ended == "lagged"
+    again = hub.open(gid, None, after, False, "c")
+    text = _frames(again, lambda t: f"id: {channel.state['version']}\n" in t)
+    versions = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert versions == list(range(after + 1, channel.state["version"] + 1))
+    again.close()
+    hub.close()
+    pump.wanted.set()

@@ -67,17 +67,35 @@ def shutdown_all() -> None:
 
 
 class Batch:
-    """Events appended together, and the game's state at the last of them."""
+    """Events appended together, and the game's state at the last of them, until every reader
+    the batch was published to is done with it (`read`)."""
 
-    __slots__ = ("_encoded", "events", "first", "last", "seq", "state")
+    __slots__ = ("_encoded", "events", "finished", "first", "last", "seq", "state", "unread")
 
-    def __init__(self, seq: int, events: list[dict], state: dict) -> None:
+    def __init__(self, seq: int, events: list[dict], state: dict, readers: int) -> None:
         self.seq = seq
         self.events = events
         self.state = state
         self.first = events[0]["version"]
         self.last = events[-1]["version"]
+        self.finished = state["status"] == "finished"
+        self.unread = readers  # the channel's subscriptions when it was published
         self._encoded: dict[tuple[int | None, bool, ModuleType], bytes] = {}
+
+    @property
+    def released(self) -> bool:
+        return self.unread <= 0
+
+    def read(self) -> None:
+        """One of its readers is done with it. Once all are, no reader can ask for it again (a
+        subscription that opens later starts past it), so it lets go of its events, state and
+        bytes: the ring then keeps a place, not a game's recent past, and the collector's young
+        walks stay short (docs/performance.md#the-collectors-pauses). A reader that closed
+        before reading it leaves it whole, as the ring's bound had it before. Without a lock:
+        under threads a lost decrement only keeps the batch whole, it never lets it go early."""
+        self.unread -= 1
+        if self.unread <= 0:
+            self.events, self.state, self._encoded = [], {}, {}
 
     def encoded(self, seat: int | None, view: bool, hub: Hub, codec: ModuleType = sse) -> bytes:
         """The bytes of this batch for `seat` (and its view, if asked) in `codec` (`sse`, or
@@ -158,17 +176,19 @@ class Channel:
         batches = self.batches
         try:  # without the lock: every stream of the game asks at each batch
             found = batches[seq - batches[0].seq]
-            if found.seq == seq:
-                return found
         except IndexError:
-            pass
-        with self.lock:  # the ring moved under us, or the reader fell behind it
-            if seq >= self.next_seq:
-                return None
-            oldest = self.batches[0].seq
-            if seq < oldest:
-                raise Lagged
-            return self.batches[seq - oldest]
+            found = None
+        if found is None or found.seq != seq:
+            with self.lock:  # the ring moved under us, or the reader fell behind it
+                if seq >= self.next_seq:
+                    return None
+                oldest = self.batches[0].seq
+                if seq < oldest:
+                    raise Lagged
+                found = self.batches[seq - oldest]
+        if found.released:  # never for a reader it counted: were it so, the reader resumes
+            raise Lagged
+        return found
 
     def follow(self) -> None:
         """Start following the game if nothing does (and it can still move): its published
@@ -278,7 +298,7 @@ class Channel:
                 return None
             if events[0]["version"] <= held:
                 events = [e for e in events if e["version"] > held]
-            batch = Batch(self.next_seq, events, state)
+            batch = Batch(self.next_seq, events, state, self.subscribers)
             self.batches.append(batch)
             self.next_seq += 1
             self.state = state
@@ -556,7 +576,8 @@ class Subscription:
                     self.batch_out = batch
                     yield out
                     self.batch_out = None
-                if batch.state["status"] == "finished":
+                batch.read()
+                if batch.finished:
                     self.ended = "finished"
                     return
                 continue
