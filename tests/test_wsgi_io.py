@@ -7,7 +7,10 @@ from __future__ import annotations
 import email.utils
 import gc
 import io
+import json
 import socket
+import subprocess
+import sys
 import time
 import weakref
 from http import client
@@ -163,3 +166,23 @@ def test_a_server_collects_less_often_and_still_frees_cycles(collector):
     del cycle
     gc.collect()
     assert freed() is None
+
+
+def test_the_app_loads_every_game_before_its_first_request():
+    """Importing the games held a worker's loop for over 100 ms in its first request; they now
+    load with the app, before the collector's freeze, in a process of their own here."""
+    code = (
+        "import json, sys, fakeredis\n"
+        "from service.engine import Engine\n"
+        "from service.engine.dispatch import QueueDispatcher\n"
+        "from service.store import Store\n"
+        "engine = Engine(Store(fakeredis.FakeRedis()), QueueDispatcher())\n"
+        "games = ('bataille', 'batak', 'batayo', 'roylet')\n"
+        "loaded = lambda: [f'service.games.{g}' in sys.modules for g in games]\n"
+        "before = loaded()\n"
+        "from service.api import create_app\n"
+        "create_app(engine)\n"
+        "print(json.dumps([before, loaded()]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout) == [[False] * 4, [True] * 4], done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, json
 
+from ..core.registry import GAMES
 from ..engine import Engine
 from ..live import Hub, LiveSettings
 from ..settings import Settings, current
@@ -36,6 +37,7 @@ def create_app(
     """The app; without `direct_path`, Flask answers actions too (the tests compare both).
     `settings` default to the process's own (read from the environment at start)."""
     settings = settings or current()
+    GAMES.load()
     app = Flask("batayo")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["LOBBY_IDLE_S"] = settings.lobby_idle_s  # GET /v1/games?waiting=1

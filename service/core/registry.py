@@ -36,6 +36,11 @@ class Registry(Mapping[str, Game]):
             raise ValueError(f"two games are named {game.name!r}")
         self._games[game.name] = game
 
+    def load(self) -> None:
+        """Import every game now: a server does it as it loads its app, so that no request
+        waits for the imports and its collector's freeze covers them."""
+        self._loaded()
+
     def register(self, game: Game) -> None:
         """Offer one more game (a test's toy game) until `unregister`."""
         self._loaded()
