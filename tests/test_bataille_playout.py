@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from service.games.bataille import bots
 from service.sim.table import Table
 from tests.support.choices import PLAYED, assert_fast_play_outs_agree, moved_on, played_in
+from tests.support.helpers import examples
 
 options = st.fixed_dictionaries(
     {
@@ -24,7 +25,7 @@ options = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(options=options, **PLAYED)
 def test_the_fast_round_scores_every_candidate_as_the_rules_code_does(options, seed, steps, draw):
     state = played_in("bataille", options, seed, steps).state
@@ -40,7 +41,7 @@ short_deals = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     packs=short_deals,
     shortfall=st.sampled_from(["forfeit", "play_out"]),

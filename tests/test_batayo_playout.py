@@ -16,6 +16,7 @@ from service.games.batayo.rules import SEAT_SUITS
 from service.sim.simulate import play
 from service.sim.table import Table
 from tests.support.choices import PLAYED, assert_fast_play_outs_agree, moved_on, played_in
+from tests.support.helpers import examples
 
 options = st.fixed_dictionaries(
     {
@@ -36,7 +37,7 @@ def _shifted(state: dict, tricks: int, max_rounds: int, time_up: bool) -> dict:
     return state
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     options=options,
     **PLAYED,
@@ -58,7 +59,7 @@ def test_the_fast_play_out_scores_every_candidate_as_the_rules_code_does(
 short_ranks = st.lists(st.sampled_from(["7", "8", "K", "A"]), min_size=1, max_size=6, unique=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     ranks=st.lists(short_ranks, min_size=2, max_size=4),
     gather=st.sampled_from(["random", "ordered"]),

@@ -34,7 +34,7 @@ from service.engine import Engine
 from service.engine.dispatch import QueueDispatcher
 from service.store import Store
 from tests.support.client import CheckedClient
-from tests.support.helpers import auth, record_counts
+from tests.support.helpers import auth, examples, record_counts
 
 TOTALS = {"stateful_runs": 0, "stateful_steps": 0, "stateful_games": 0, "stateful_actions": 0}
 
@@ -311,7 +311,7 @@ class Games(RuleBasedStateMachine):
 
 
 Games.TestCase.settings = settings(
-    max_examples=20,
+    max_examples=examples(20),
     stateful_step_count=40,
     deadline=None,
     database=None,

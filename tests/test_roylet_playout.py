@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from service.games.roylet import bots
 from service.sim.simulate import play
 from tests.support.choices import assert_fast_play_outs_agree, played_in
+from tests.support.helpers import examples
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.binary(min_size=32, max_size=32), steps=st.integers(0, 120), draw=st.integers())
 def test_the_fast_round_scores_every_candidate_as_the_rules_code_does(seed, steps, draw):
     state = played_in("roylet", {}, seed, steps).state

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
+from tests.support.helpers import examples
 from tests.support.processes import wait_until
 from tests.support.serving import call, flip, no_traceback
 from tests.support.sockets import module_server, new_game, open_socket, until
@@ -158,7 +159,7 @@ def test_fuzzed_frames_are_answered_never_a_500(server):
     ws = open_socket(port, gid, tokens[0])
     try:
 
-        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
         @given(FRAMES)
         def check(frame: str) -> None:
             ws.send(frame)

@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+from hypothesis import settings
+
 from service.core.chain import seal
 from service.sim.table import Table
 
@@ -15,6 +17,12 @@ COUNTS_DIR = Path(__file__).resolve().parents[1] / "artifacts"
 COUNTS = COUNTS_DIR / f"counts-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.json"
 
 SEED = bytes(range(32))
+
+
+def examples(ci: int) -> int:
+    """A property's example count: `ci` under the bounded CI profile, the profile's own when it
+    asks for more (`HYPOTHESIS_PROFILE=deep`, tests/conftest.py)."""
+    return max(ci, settings().max_examples)
 
 
 def humans(n: int) -> list[dict]:
