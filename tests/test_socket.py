@@ -11,6 +11,7 @@ import json
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -18,6 +19,7 @@ from websockets.sync.client import connect
 
 from batayo_client import ApiError
 from batayo_client.socket import GameSocket
+from service.handoff import owner
 from tests.support.processes import wait_until
 from tests.support.serving import Stream, call, flip, metric, no_traceback, production, scrape
 from tests.support.sockets import (
@@ -119,6 +121,20 @@ def _check_played(port: int, gid: str, tokens: dict[int, str], out: dict) -> Non
             assert seen_by_then >= version  # `acted` after that action's own events
 
 
+def _one_game_a_worker(server) -> list[tuple[str, dict[int, str]]]:
+    """New games until each of the server's workers owns one (service/handoff.py's `owner`)."""
+    master = server.process.pid
+    workers = [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    owned: dict[int, tuple[str, dict[int, str]]] = {}
+    for _ in range(40):
+        game, seats = new_game(server.port)
+        owned.setdefault(owner(game, workers), (game, seats))
+        if len(owned) == len(workers):
+            break
+    assert len(owned) == len(workers) == 2, (owned, workers)
+    return list(owned.values())
+
+
 def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_path, redis_url):
     """gunicorn with the repo's config and two workers, which pass each socket to the one that
     owns the game (service/handoff.py); a short lifetime, so the sockets reconnect mid-game."""
@@ -142,7 +158,15 @@ def test_two_seats_play_a_whole_game_over_sockets_on_the_production_server(tmp_p
             got = [json.loads(m) for m in spectator]
             assert spectator.close_code == 1000
         assert [m["event"]["version"] for m in got] == list(range(4, len(out[0]["seen"]) + 1))
-        # the kernel gives each connection to either worker: about half went to the other
+        # the kernel may give a run of connections to one worker (the one that served the last),
+        # so the game's own sockets may all have landed on its owner: seats of a game of each
+        # worker in turn, so that wherever they land, some are the other worker's to take
+        games = _one_game_a_worker(server)
+        for _ in range(10):
+            if metric(scrape(server.port), "batayo_sockets_passed_total") >= 1:
+                break
+            for game, seats in games:
+                open_socket(server.port, game, seats[0]).close()
         assert metric(scrape(server.port), "batayo_sockets_passed_total") >= 1
         server.signal(signal.SIGTERM)
         server.process.wait(timeout=20)
