@@ -11,7 +11,6 @@ import json
 import signal
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -123,8 +122,7 @@ def _check_played(port: int, gid: str, tokens: dict[int, str], out: dict) -> Non
 
 def _one_game_a_worker(server) -> list[tuple[str, dict[int, str]]]:
     """New games until each of the server's workers owns one (service/handoff.py's `owner`)."""
-    master = server.process.pid
-    workers = [int(p) for p in Path(f"/proc/{master}/task/{master}/children").read_text().split()]
+    workers = server.workers()
     owned: dict[int, tuple[str, dict[int, str]]] = {}
     for _ in range(40):
         game, seats = new_game(server.port)

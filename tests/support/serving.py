@@ -56,6 +56,11 @@ class Server:
     def signal(self, signum: int) -> None:
         os.kill(self.process.pid, signum)
 
+    def workers(self) -> list[int]:
+        """The pids of the processes the server forked (a gunicorn's workers)."""
+        pid = self.process.pid
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
