@@ -33,11 +33,12 @@ from service.core.shapes import (
     Text,
     Types,
 )
+from tests.support.helpers import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = build(builtin())
 GAMES = list(builtin().values())
-MORE = settings(max_examples=max(150, settings().max_examples))
+MORE = settings(max_examples=examples(150))
 
 
 @cache
